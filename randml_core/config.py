@@ -1,0 +1,167 @@
+"""Experiment specification: validation of the composed Hydra config into typed objects.
+
+Every problem is reported before any work starts, naming the bad key and the valid choices.
+"""
+from __future__ import annotations
+
+import difflib
+import hashlib
+import itertools
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from .protocol import KINDS, Protocol
+
+
+class ConfigError(ValueError):
+    """A malformed experiment config; the message names the key and the fix."""
+
+
+def did_you_mean(name: str, choices) -> str:
+    close = difflib.get_close_matches(str(name), list(choices), n=1)
+    return f"did you mean {close[0]!r}? " if close else ""
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One table column: a family with some fixed params and a grid over the others."""
+    name: str
+    family: str
+    fixed: dict
+    grid: dict  # param -> list of values
+
+    def settings(self) -> list[dict]:
+        keys = sorted(self.grid)
+        return [{**self.fixed, **dict(zip(keys, combo))}
+                for combo in itertools.product(*(self.grid[k] for k in keys))]
+
+
+@dataclass(frozen=True)
+class ExperimentSpec:
+    name: str
+    paper: str
+    datasets: list[str]
+    variants: list[Variant]
+    protocol: Protocol
+    options: dict = field(default_factory=dict)
+    profile: str = "paper"
+    columns: list = field(default_factory=list)  # table column order (variant names)
+
+    def config_hash(self) -> str:
+        payload = {"name": self.name, "datasets": self.datasets, "protocol": self.protocol.__dict__,
+                   "variants": [v.__dict__ for v in self.variants], "options": self.options}
+        return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def _require(node: Any, key: str, where: str, kind: type | tuple):
+    if node is None or key not in node or node[key] is None:
+        raise ConfigError(f"missing config key '{where}{key}'")
+    value = node[key]
+    if not isinstance(value, kind):
+        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise ConfigError(f"config key '{where}{key}' must be a {names}, got {type(value).__name__} ({value!r})")
+    return value
+
+
+def _as_number_list(values, where: str) -> list:
+    if not isinstance(values, list) or not values:
+        raise ConfigError(f"config key '{where}' must be a non-empty list, got {values!r}")
+    out = []
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+            raise ConfigError(f"config key '{where}' has a value of type {type(v).__name__}: {v!r}")
+        if isinstance(v, str):
+            try:
+                v = float(v)
+            except ValueError:
+                pass
+        out.append(v)
+    return out
+
+
+def build_spec(cfg: dict) -> ExperimentSpec:
+    """Validate a plain-dict config (``OmegaConf.to_container(cfg, resolve=True)``)."""
+    from .data import get_spec, list_datasets, UnknownDatasetError
+    from .models.grid import FAMILIES
+
+    exp = cfg.get("experiment")
+    if not exp:
+        raise ConfigError("no experiment selected: pass experiment=<name> (see conf/experiment/)")
+    name = _require(exp, "name", "experiment.", str)
+    datasets = list(_require(exp, "datasets", "experiment.", list))
+    known = set(list_datasets())
+    for ds in datasets:
+        if not isinstance(ds, str):
+            raise ConfigError(f"experiment.datasets must list dataset names, got {ds!r}")
+        try:
+            get_spec(ds)
+        except UnknownDatasetError as exc:
+            raise ConfigError(f"experiment.datasets: {exc}") from None
+    if cfg.get("dataset"):
+        only = _require(cfg["dataset"], "name", "dataset.", str)
+        if only not in known:
+            raise ConfigError(f"dataset.name={only!r} is unknown; {did_you_mean(only, known)}"
+                              f"known: {', '.join(sorted(known))}")
+        datasets = [only]
+
+    models = cfg.get("models") or {}
+    if not isinstance(models, dict) or not models:
+        raise ConfigError("the experiment lists no models: its defaults need entries like '/model@models.eem: eem'")
+    only_family = None
+    if cfg.get("model"):
+        only_family = _require(cfg["model"], "family", "model.", str)
+    profile = cfg.get("profile") or {}
+    overrides = profile.get("grid_overrides") or {}
+    variants = []
+    for key, m in models.items():
+        where = f"models.{key}."
+        family = _require(m, "family", where, str)
+        if family not in FAMILIES:
+            raise ConfigError(f"{where}family={family!r} is unknown; {did_you_mean(family, FAMILIES)}"
+                              f"known families: {', '.join(sorted(FAMILIES))}")
+        if only_family and family != only_family:
+            continue
+        valid = set(FAMILIES[family].estimator().get_params()) - {"random_state"}
+        grid = dict(_require(m, "grid", where, dict))
+        for p, values in list(grid.items()):
+            if p not in valid:
+                raise ConfigError(f"{where}grid.{p} is not a parameter of {FAMILIES[family].estimator.__name__}; "
+                                  f"{did_you_mean(p, valid)}valid: {', '.join(sorted(valid))}")
+            grid[p] = _as_number_list(overrides.get(p, values), f"{where}grid.{p}")
+        for vname, fixed in _require(m, "variants", where, dict).items():
+            fixed = dict(fixed or {})
+            for p in fixed:
+                if p not in valid:
+                    raise ConfigError(f"{where}variants.{vname}.{p} is not a parameter of "
+                                      f"{FAMILIES[family].estimator.__name__}; valid: {', '.join(sorted(valid))}")
+            variants.append(Variant(vname, family, fixed, grid))
+    if not variants:
+        raise ConfigError(f"model={only_family!r} selects none of this experiment's models "
+                          f"({', '.join(sorted({m['family'] for m in models.values()}))})")
+
+    p = cfg.get("protocol") or {}
+    kind = p.get("kind", "repeated_stratified_kfold")
+    if kind not in KINDS:
+        raise ConfigError(f"protocol.kind={kind!r} is unknown; {did_you_mean(kind, KINDS)}choose one of {KINDS}")
+    ints = {}
+    for k in ("n_splits", "repeats", "seed", "inner_splits"):
+        v = p.get(k, Protocol.__dataclass_fields__[k].default)
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ConfigError(f"protocol.{k} must be an integer, got {v!r}")
+        ints[k] = v
+    try:
+        protocol = Protocol(kind=kind, test_size=float(p.get("test_size", 0.4)), **ints)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    options = {k: v for k, v in exp.items() if k not in ("name", "paper", "datasets", "columns")}
+    names = [v.name for v in variants]
+    columns = list(exp.get("columns") or names)
+    all_names = {n for m in models.values() for n in (m.get("variants") or {})}
+    for c in columns:
+        if c not in all_names:
+            raise ConfigError(f"experiment.columns lists {c!r}, which no model variant defines; "
+                              f"{did_you_mean(c, names)}variants: {', '.join(names)}")
+    columns = [c for c in columns if c in names]
+    return ExperimentSpec(name, str(exp.get("paper", "")), datasets, variants, protocol, options,
+                          str(profile.get("name", "paper")), columns)

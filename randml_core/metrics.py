@@ -1,0 +1,62 @@
+"""Per-fold scores: GMean, balanced accuracy, accuracy, RMSE, log loss."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def confusion(y_true, y_pred, labels=None) -> tuple[np.ndarray, np.ndarray]:
+    """Confusion matrix (rows: true class, columns: predicted) and its label order."""
+    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+    labels = np.unique(y_true) if labels is None else np.asarray(labels)
+    index = {lab: i for i, lab in enumerate(labels.tolist())}
+    cm = np.zeros((len(labels), len(labels)), dtype=np.int64)
+    ti = np.array([index[v] for v in y_true.tolist()], dtype=np.int64)
+    pi = np.array([index.get(v, -1) for v in y_pred.tolist()], dtype=np.int64)
+    valid = pi >= 0
+    np.add.at(cm, (ti[valid], pi[valid]), 1)
+    return cm, labels
+
+
+def recalls(y_true, y_pred, labels=None) -> np.ndarray:
+    cm, _ = confusion(y_true, y_pred, labels)
+    support = cm.sum(1)
+    if np.any(support == 0):
+        raise ValueError("a class in `labels` has no true samples; its recall is undefined")
+    return np.diag(cm) / support
+
+
+def gmean(y_true, y_pred, labels=None) -> float:
+    """Geometric mean of per-class recalls; binary: sqrt(TPR * TNR) (EEM paper Section 7)."""
+    r = recalls(y_true, y_pred, labels)
+    return float(np.prod(r) ** (1.0 / len(r)))
+
+
+def balanced_accuracy(y_true, y_pred, labels=None) -> float:
+    """Arithmetic mean of per-class recalls."""
+    return float(np.mean(recalls(y_true, y_pred, labels)))
+
+
+def accuracy(y_true, y_pred) -> float:
+    return float(np.mean(np.asarray(y_true) == np.asarray(y_pred)))
+
+
+def rmse(y_true, y_pred) -> float:
+    d = np.asarray(y_true, float) - np.asarray(y_pred, float)
+    return float(np.sqrt(np.mean(d * d)))
+
+
+def log_loss(y_true, proba, labels) -> float:
+    """Mean negative log-likelihood of the true class; probabilities clipped to [1e-15, 1]."""
+    index = {lab: i for i, lab in enumerate(np.asarray(labels).tolist())}
+    cols = np.array([index[v] for v in np.asarray(y_true).tolist()])
+    p = np.clip(np.asarray(proba, float)[np.arange(len(cols)), cols], 1e-15, 1.0)
+    return float(-np.mean(np.log(p)))
+
+
+def classification_scores(y_true, y_pred, labels=None) -> dict[str, float]:
+    """The per-fold classification metrics stored in every row."""
+    return {
+        "gmean": gmean(y_true, y_pred, labels),
+        "balanced_accuracy": balanced_accuracy(y_true, y_pred, labels),
+        "accuracy": accuracy(y_true, y_pred),
+    }

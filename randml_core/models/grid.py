@@ -1,0 +1,239 @@
+"""Model families and grid evaluation with shared work (the runner's fast path).
+
+A *family* is one estimator class plus an evaluator that scores many hyper-parameter settings
+on one train/test split, sharing what the maths allows:
+
+- WELM / EEM: one hidden layer per (seed, activation) at the largest h; smaller h are its first
+  columns (hidden.py draws prefix-stable layers), shared by WELM and EEM.
+- EEKM: one squared-distance matrix per split, one kernel per gamma at the largest h; landmarks
+  for smaller h are a prefix of the same random order.
+- LS-SVM: one eigendecomposition per gamma for all C (lssvm.lssvm_path).
+- SVM: one precomputed kernel per gamma for all C.
+
+Every setting gives exactly the model ``Estimator(**params, random_state=seed)`` would fit
+(tests/test_grid.py checks this against plain fits). ``fit_seconds`` is the setting's own solve
+time plus its share of the shared work (proportional to the columns it uses), an estimate of a
+standalone fit; ``evaluate_naive`` refits from scratch and is the baseline of `make bench`.
+"""
+from __future__ import annotations
+
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ._common import binary_targets
+from .eem import EEKM, EEM, eem_solve, inverse_sqrt_psd, landmark_order, projected_log_ratio
+from .elm import WELM, welm_solve
+from .hidden import activate, draw_hidden
+from .kernels import rbf_from_sq, sq_distances
+from .lssvm import LSSVM, lssvm_path
+from .svm import SVM, fit_svc
+
+
+@dataclass
+class CellResult:
+    params: dict
+    y_pred: np.ndarray | None
+    fit_seconds: float = float("nan")
+    predict_seconds: float = float("nan")
+    converged: bool = True
+    error: str | None = None
+    extras: dict = field(default_factory=dict)
+
+
+@dataclass
+class Split:
+    """One train/test split handed to a family evaluator, with caches shared across families."""
+    X_train: np.ndarray
+    y_train: np.ndarray
+    X_test: np.ndarray
+    seed: int
+    options: dict = field(default_factory=dict)
+    cache: dict = field(default_factory=dict)
+
+    def cached(self, key, compute):
+        if key not in self.cache:
+            t0 = time.perf_counter()
+            value = compute()
+            self.cache[key] = (value, time.perf_counter() - t0)
+        return self.cache[key]
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    estimator: type
+    version: str  # bump when the family's results change; it is part of every cell key
+    evaluate: Callable[["Split", list[dict]], list[CellResult]]
+
+
+def _guard(params: dict, fn) -> CellResult:
+    try:
+        return fn()
+    except Exception as exc:  # a failing setting is recorded, never fatal for the others
+        msg = f"{type(exc).__name__}: {exc}"
+        return CellResult(params, None, error=msg, extras={"traceback": traceback.format_exc(limit=3)})
+
+
+def _timed(fn):
+    t0 = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t0
+
+
+def evaluate_naive(family: "Family", split: Split, settings: list[dict]) -> list[CellResult]:
+    """Fit ``family.estimator(**params, random_state=seed)`` from scratch for every setting."""
+    results = []
+    for params in settings:
+        def one(params=params):
+            est = family.estimator(**params, random_state=split.seed)
+            _, fit_s = _timed(lambda: est.fit(split.X_train, split.y_train))
+            y_pred, pred_s = _timed(lambda: est.predict(split.X_test))
+            return CellResult(params, y_pred, fit_s, pred_s, bool(getattr(est, "converged_", True)))
+        results.append(_guard(params, one))
+    return results
+
+
+def _binary(split: Split):
+    classes = np.unique(split.y_train)
+    if len(classes) != 2:
+        raise ValueError(f"the training fold has {len(classes)} class(es) {classes.tolist()}; "
+                         "these models need exactly two (use fewer folds or a larger dataset)")
+    return classes, binary_targets(split.y_train, classes)
+
+
+def _hidden_features(split: Split, activation: str, h_max: int):
+    def compute():
+        W, b = draw_hidden(split.X_train.shape[1], h_max, split.seed)
+        return activate(split.X_train, W, b, activation), activate(split.X_test, W, b, activation)
+    (Htr, Hte), secs = split.cached(("hidden", activation, h_max), compute)
+    return Htr, Hte, secs
+
+
+def _evaluate_hidden(solver: str) -> Callable:
+    def evaluate(split: Split, settings: list[dict]) -> list[CellResult]:
+        classes, t = _binary(split)
+        h_max = max(int(p["n_hidden"]) for p in settings)
+        out = []
+        for params in settings:
+            def one(params=params):
+                h = int(params["n_hidden"])
+                Htr, Hte, shared = _hidden_features(split, params["activation"], h_max)
+                share = shared * h / h_max
+                if solver == "welm":
+                    beta, fit_s = _timed(lambda: welm_solve(Htr[:, :h], t))
+                    (score, pred_s) = _timed(lambda: Hte[:, :h] @ beta)
+                    y_pred = classes[(score >= 0).astype(int)]
+                else:
+                    sol, fit_s = _timed(lambda: eem_solve(Htr[:, :h], t))
+                    score, pred_s = _timed(lambda: projected_log_ratio(Hte[:, :h] @ sol.beta, sol))
+                    if np.any(sol.beta):
+                        y_pred = classes[(score > 0).astype(int)]
+                    else:
+                        y_pred = np.full(len(score), classes[np.argmax([(t < 0).sum(), (t > 0).sum()])])
+                return CellResult(params, y_pred, fit_s + share, pred_s)
+            out.append(_guard(params, one))
+        return out
+    return evaluate
+
+
+def _sq_dists(split: Split, landmark_rows: np.ndarray | None = None):
+    """Squared distances train-train and test-train (optionally only to some train rows)."""
+    key = ("sq", None if landmark_rows is None else len(landmark_rows))
+    def compute():
+        A = split.X_train if landmark_rows is None else split.X_train[landmark_rows]
+        return sq_distances(split.X_train, A), sq_distances(split.X_test, A)
+    (Dtr, Dte), secs = split.cached(key, compute)
+    return Dtr, Dte, secs
+
+
+def evaluate_eekm(split: Split, settings: list[dict]) -> list[CellResult]:
+    classes, t = _binary(split)
+    n = split.X_train.shape[0]
+    order = landmark_order(n, split.seed)
+    h_max = min(max(int(p["n_hidden"]) for p in settings), n)
+    Dtr, Dte, d_secs = _sq_dists(split, order[:h_max])
+    out = []
+    for params in settings:
+        def one(params=params):
+            h, gamma = min(int(params["n_hidden"]), n), float(params["gamma"])
+            (Ktr, Kte), k_secs = split.cached(("eekm-k", gamma, h_max),
+                                              lambda: (rbf_from_sq(Dtr, gamma), rbf_from_sq(Dte, gamma)))
+            def fit():
+                norm, _ = inverse_sqrt_psd(Ktr[:h, :h], float(params.get("eig_rtol", EEKM().eig_rtol)))
+                sol = eem_solve(Ktr[:, :h] @ norm, t)
+                return norm @ sol.beta, sol
+            (proj, sol), fit_s = _timed(fit)
+            score, pred_s = _timed(lambda: projected_log_ratio(Kte[:, :h] @ proj, sol))
+            if np.any(sol.beta):
+                y_pred = classes[(score > 0).astype(int)]
+            else:
+                y_pred = np.full(len(score), classes[np.argmax([(t < 0).sum(), (t > 0).sum()])])
+            return CellResult(params, y_pred, fit_s + (d_secs + k_secs) * h / h_max, pred_s)
+        out.append(_guard(params, one))
+    return out
+
+
+def _full_kernel(split: Split, gamma: float):
+    Dtr, Dte, d_secs = _sq_dists(split)
+    (Ktr, Kte), k_secs = split.cached(("k", gamma), lambda: (rbf_from_sq(Dtr, gamma), rbf_from_sq(Dte, gamma)))
+    return Ktr, Kte, d_secs + k_secs
+
+
+def evaluate_lssvm(split: Split, settings: list[dict]) -> list[CellResult]:
+    classes, t = _binary(split)
+    by_gamma: dict[float, list[dict]] = {}
+    for p in settings:
+        by_gamma.setdefault(float(p["gamma"]), []).append(p)
+    out = []
+    for gamma, group in by_gamma.items():
+        try:
+            Ktr, Kte, k_secs = _full_kernel(split, gamma)
+            path, path_s = _timed(lambda: lssvm_path(Ktr, t, [float(p["C"]) for p in group]))
+        except Exception as exc:  # the whole gamma group fails together
+            out.extend(CellResult(p, None, error=f"{type(exc).__name__}: {exc}") for p in group)
+            continue
+        share = (k_secs + path_s) / len(group)
+        for params, (alpha, b) in zip(group, path):
+            def one(params=params, alpha=alpha, b=b):
+                score, pred_s = _timed(lambda: Kte @ alpha + b)
+                if not np.all(np.isfinite(score)):
+                    raise FloatingPointError("non-finite LS-SVM decision values (ill-conditioned system)")
+                return CellResult(params, classes[(score >= 0).astype(int)], share, pred_s)
+            out.append(_guard(params, one))
+    return out
+
+
+def evaluate_svm(split: Split, settings: list[dict]) -> list[CellResult]:
+    _binary(split)
+    max_iter = int(split.options.get("svm_max_iter", 100_000))
+    out = []
+    for params in settings:
+        def one(params=params):
+            gamma = float(params["gamma"])
+            Ktr, Kte, k_secs = _full_kernel(split, gamma)
+            mi = int(params.get("max_iter", max_iter))
+            (svc, converged), fit_s = _timed(lambda: fit_svc(Ktr, split.y_train, float(params["C"]), gamma, mi,
+                                                             kernel="precomputed"))
+            y_pred, pred_s = _timed(lambda: svc.predict(Kte))
+            return CellResult(params, y_pred, fit_s + k_secs, pred_s, converged,
+                              extras={"n_support": int(svc.n_support_.sum())})
+        out.append(_guard(params, one))
+    return out
+
+
+FAMILIES: dict[str, Family] = {
+    "welm": Family("welm", WELM, "1", _evaluate_hidden("welm")),
+    "eem": Family("eem", EEM, "1", _evaluate_hidden("eem")),
+    "eekm": Family("eekm", EEKM, "1", evaluate_eekm),
+    "lssvm": Family("lssvm", LSSVM, "1", evaluate_lssvm),
+    "svm": Family("svm", SVM, "1", evaluate_svm),
+}
+
+
+def register_family(family: Family) -> None:
+    """Add a family (other papers' models); its estimator's params define the valid grid keys."""
+    FAMILIES[family.name] = family

@@ -1,0 +1,93 @@
+"""Evaluation protocols: which train/test splits a dataset gets.
+
+Fold assignment depends only on (dataset name, repeat, seed): every model sees the same folds,
+so results are paired. Seeds are derived with numpy's SeedSequence from the root seed and a
+stable hash of the names, never shared between streams.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
+
+KINDS = ("repeated_stratified_kfold", "holdout")
+
+
+def stable_int(*parts) -> int:
+    """A platform-independent 32-bit integer from strings/ints (Python's hash() is salted)."""
+    h = hashlib.sha256("\x1f".join(map(str, parts)).encode()).digest()
+    return int.from_bytes(h[:4], "little")
+
+
+def derive_seed(root: int, *parts) -> int:
+    """Child seed of ``root`` for the named stream (dataset, repeat, fold, ...)."""
+    ss = np.random.SeedSequence(entropy=int(root), spawn_key=tuple(stable_int(p) for p in parts))
+    return int(ss.generate_state(1, dtype=np.uint32)[0] & 0x7FFFFFFF)
+
+
+@dataclass(frozen=True)
+class SplitSpec:
+    repeat: int
+    fold: int          # outer fold
+    inner: int         # -1 for the outer split; >= 0 for an inner fold of nested CV
+    split_seed: int
+    model_seed: int
+    train: np.ndarray
+    test: np.ndarray
+
+
+@dataclass(frozen=True)
+class Protocol:
+    kind: str = "repeated_stratified_kfold"
+    n_splits: int = 10
+    repeats: int = 1
+    seed: int = 0
+    inner_splits: int = 0  # nested CV: inner stratified folds of each outer training part (0 = off)
+    test_size: float = 0.4  # holdout only
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"protocol.kind={self.kind!r} is unknown; choose one of {KINDS}")
+        if self.kind == "repeated_stratified_kfold" and self.n_splits < 2:
+            raise ValueError(f"protocol.n_splits must be >= 2, got {self.n_splits}")
+        if self.repeats < 1:
+            raise ValueError(f"protocol.repeats must be >= 1, got {self.repeats}")
+
+    def describe(self) -> str:
+        if self.kind == "holdout":
+            text = f"random {1 - self.test_size:.0%}/{self.test_size:.0%} stratified train/test split x {self.repeats}"
+        else:
+            text = f"{self.n_splits}-fold stratified CV x {self.repeats} repeat(s)"
+        if self.inner_splits:
+            text += f", nested {self.inner_splits}-fold inner CV for selection"
+        return text + f", seed {self.seed}"
+
+    def _outer(self, y, dataset: str, repeat: int):
+        seed = derive_seed(self.seed, "split", dataset, repeat)
+        if self.kind == "holdout":
+            sss = StratifiedShuffleSplit(n_splits=1, test_size=self.test_size, random_state=seed)
+            return seed, list(sss.split(np.zeros(len(y)), y))
+        min_count = np.unique(y, return_counts=True)[1].min()
+        if min_count < self.n_splits:
+            raise ValueError(
+                f"dataset {dataset!r}: the smallest class has {min_count} samples, fewer than "
+                f"protocol.n_splits={self.n_splits}; some test folds would miss that class. "
+                f"Use protocol.n_splits<={min_count}.")
+        skf = StratifiedKFold(n_splits=self.n_splits, shuffle=True, random_state=seed)
+        return seed, list(skf.split(np.zeros(len(y)), y))
+
+    def splits(self, y, dataset: str, with_inner: bool = True):
+        """Yield every SplitSpec (outer folds, then their inner folds when nested)."""
+        y = np.asarray(y)
+        for r in range(self.repeats):
+            seed, folds = self._outer(y, dataset, r)
+            for f, (tr, te) in enumerate(folds):
+                yield SplitSpec(r, f, -1, seed, derive_seed(self.seed, "model", dataset, r, f, -1), tr, te)
+                if with_inner and self.inner_splits:
+                    iseed = derive_seed(self.seed, "inner", dataset, r, f)
+                    skf = StratifiedKFold(n_splits=self.inner_splits, shuffle=True, random_state=iseed)
+                    for i, (itr, ite) in enumerate(skf.split(np.zeros(len(tr)), y[tr])):
+                        yield SplitSpec(r, f, i, iseed, derive_seed(self.seed, "model", dataset, r, f, i),
+                                        tr[itr], tr[ite])

@@ -1,0 +1,43 @@
+"""Reports: regenerate an experiment's tables and figures from the store only."""
+from __future__ import annotations
+
+import importlib
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from ..config import ExperimentSpec
+from ..provenance import short_version
+from ..store import Store
+
+
+@dataclass
+class ReportContext:
+    spec: ExperimentSpec
+    frame: pd.DataFrame        # stored rows of this experiment's current plan only
+    n_planned: int             # cells the plan has (missing = n_planned - len(frame))
+    sources: dict              # dataset -> source description actually used
+    substitutes: dict          # dataset -> original name, for substitutes
+    unavailable: dict          # dataset -> why it could not be loaded
+    results_dir: Path
+    code_version: str
+
+
+def build_report(spec: ExperimentSpec, store_dir: str, results_dir: str) -> list[Path]:
+    from ..runner import make_plan  # plan = which keys belong to this config; no model is called
+    plan = make_plan(spec)
+    keys = {c.key for _, c in plan.cells()}
+    frame = Store(store_dir, spec.name).read()
+    frame = frame[frame["key"].isin(keys)].reset_index(drop=True) if len(frame) else frame
+    ctx = ReportContext(spec, frame, len(keys),
+                        {n: d.source for n, d in plan.datasets.items()},
+                        {n: d.substitute_of for n, d in plan.datasets.items() if d.is_substitute},
+                        plan.unavailable, Path(results_dir), short_version())
+    module_name = spec.options.get("report")
+    if not module_name:
+        raise SystemExit(f"randml: experiment {spec.name!r} names no report module (experiment.report)")
+    paths = importlib.import_module(module_name).build(ctx)
+    print("\nwrote:", *[f"  {p}" for p in paths], sep="\n", file=sys.stdout)
+    return paths

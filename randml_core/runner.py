@@ -1,0 +1,245 @@
+"""Plan and run an experiment: expand the spec into cells, skip stored ones, run the rest.
+
+A *cell* is (dataset, model variant, hyper-parameters, repeat, fold[, inner fold]). Its key is a
+content hash of everything that determines its result: the data hash, the split definition, the
+family and its code version, the canonical parameters and the model seed. A *task* is one split
+of one dataset with all its missing cells; tasks run in parallel (joblib processes, one BLAS
+thread each, which also makes results independent of ``n_jobs``) and each finished task is
+written to the store as one atomic parquet part.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+import numpy as np
+from joblib import Parallel, delayed
+from threadpoolctl import threadpool_limits
+
+from .config import ExperimentSpec, Variant
+from .data import load_dataset
+from .metrics import classification_scores
+from .models.grid import FAMILIES, Split
+from .protocol import SplitSpec
+from .provenance import code_version, package_versions
+from .store import Store
+
+log = logging.getLogger(__name__)
+
+#: columns that legitimately differ between two runs of the same cells
+VOLATILE_COLUMNS = ("fit_seconds", "predict_seconds", "timestamp", "code_version", "code_dirty", "packages")
+
+PREPROCESSING = "minmax[0,1] fitted on the training part"
+
+
+def canonical_params(params: dict) -> str:
+    def norm(v):
+        if isinstance(v, (np.floating, float)):
+            return float(v)
+        if isinstance(v, (np.integer, int)) and not isinstance(v, bool):
+            return int(v)
+        return v
+    return json.dumps({k: norm(params[k]) for k in sorted(params)}, sort_keys=True)
+
+
+def cell_key(data_hash: str, spec: ExperimentSpec, split: SplitSpec, family: str, params_json: str) -> str:
+    p = spec.protocol
+    payload = json.dumps({
+        "data": data_hash, "prep": PREPROCESSING,
+        "split": [p.kind, p.n_splits, p.test_size, p.seed, p.inner_splits, split.repeat, split.fold, split.inner],
+        "family": family, "version": FAMILIES[family].version, "params": params_json,
+        "model_seed": split.model_seed,
+        "options": {k: spec.options[k] for k in sorted(spec.options) if k.startswith(family + "_")},
+    }, sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()[:24]
+
+
+@dataclass
+class Cell:
+    key: str
+    variant: Variant
+    params: dict
+    params_json: str
+
+
+@dataclass
+class Task:
+    dataset: str
+    split: SplitSpec
+    cells: list[Cell] = field(default_factory=list)
+
+
+@dataclass
+class Plan:
+    spec: ExperimentSpec
+    datasets: dict            # name -> Dataset
+    tasks: list[Task]         # every split with all its cells
+    unavailable: dict         # dataset name -> reason it could not be loaded
+
+    def cells(self):
+        for t in self.tasks:
+            for c in t.cells:
+                yield t, c
+
+
+def make_plan(spec: ExperimentSpec) -> Plan:
+    datasets, tasks, unavailable = {}, [], {}
+    for name in spec.datasets:
+        try:
+            ds = load_dataset(name)
+        except Exception as exc:  # missing download, failed checks: reported, not fatal for the others
+            unavailable[name] = f"{type(exc).__name__}: {exc}"
+            continue
+        datasets[name] = ds
+        for split in spec.protocol.splits(ds.y, name):
+            task = Task(name, split)
+            for v in spec.variants:
+                for params in v.settings():
+                    pj = canonical_params(params)
+                    task.cells.append(Cell(cell_key(ds.data_hash, spec, split, v.family, pj), v, params, pj))
+            tasks.append(task)
+    return Plan(spec, datasets, tasks, unavailable)
+
+
+def _minmax(train: np.ndarray, *others: np.ndarray):
+    lo, hi = train.min(0), train.max(0)
+    span = np.where(hi > lo, hi - lo, 1.0)
+    return [(a - lo) / span for a in (train, *others)]
+
+
+def run_task(X, y, task: Task, options: dict) -> list[dict]:
+    """Evaluate one task's cells (in a worker process). Returns plain result rows."""
+    with threadpool_limits(limits=1):
+        tr, te = task.split.train, task.split.test
+        Xtr, Xte = _minmax(X[tr], X[te])
+        split = Split(Xtr, y[tr], Xte, task.split.model_seed, options)
+        labels = np.unique(y)
+        by_family: dict[str, list[Cell]] = {}
+        for c in task.cells:
+            by_family.setdefault(c.variant.family, []).append(c)
+        rows = []
+        for family, cells in by_family.items():
+            results = FAMILIES[family].evaluate(split, [c.params for c in cells])
+            for c, r in zip(cells, results):
+                row = {"key": c.key, "model": c.variant.name, "family": family, "params_json": c.params_json,
+                       "status": "ok" if r.error is None else "failed", "error": r.error,
+                       "converged": bool(r.converged), "fit_seconds": r.fit_seconds,
+                       "predict_seconds": r.predict_seconds}
+                row.update({f"p_{k}": v for k, v in c.params.items()})
+                if r.error is None:
+                    row.update(classification_scores(y[te], r.y_pred, labels))
+                else:
+                    row.update({"gmean": np.nan, "balanced_accuracy": np.nan, "accuracy": np.nan})
+                row.update({f"x_{k}": v for k, v in r.extras.items() if k != "traceback"})
+                rows.append(row)
+        return rows
+
+
+class Progress:
+    """A one-line progress bar with ETA on stderr (plain periodic lines when not a terminal)."""
+
+    def __init__(self, total: int, label: str, enabled: bool = True, stream=None):
+        self.total, self.label, self.enabled = total, label, enabled and total > 0
+        self.stream = stream or sys.stderr
+        self.done, self.t0, self.last = 0, time.monotonic(), 0.0
+        self.tty = getattr(self.stream, "isatty", lambda: False)()
+
+    @staticmethod
+    def _fmt(seconds: float) -> str:
+        if not math.isfinite(seconds):
+            return "--:--"
+        m, s = divmod(int(seconds), 60)
+        h, m = divmod(m, 60)
+        return f"{h}:{m:02d}:{s:02d}"
+
+    def update(self, n: int) -> None:
+        self.done += n
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if not self.tty and now - self.last < 5 and self.done < self.total:
+            return
+        self.last = now
+        elapsed = now - self.t0
+        eta = elapsed / self.done * (self.total - self.done) if self.done else float("inf")
+        frac = self.done / self.total
+        bar = "#" * int(30 * frac) + "." * (30 - int(30 * frac))
+        line = (f"{self.label} [{bar}] {self.done}/{self.total} cells {frac:5.1%} "
+                f"elapsed {self._fmt(elapsed)} ETA {self._fmt(eta)}")
+        self.stream.write(("\r" + line) if self.tty else line + "\n")
+        if self.tty and self.done >= self.total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+@dataclass
+class RunSummary:
+    computed: int
+    cached: int
+    failed: int
+    not_converged: int
+    seconds: float
+    unavailable: dict
+
+
+def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool = True,
+        retry_failed: bool = False) -> RunSummary:
+    t0 = time.monotonic()
+    store = Store(store_root, spec.name)
+    store.cleanup_temp()
+    plan = make_plan(spec)
+    for name, reason in plan.unavailable.items():
+        log.warning("dataset %s is not available and is skipped: %s", name, reason)
+    stored = store.read(columns=["key", "status"]) if store.parts() else None
+    done_keys = set()
+    if stored is not None and len(stored):
+        ok = stored if not retry_failed else stored[stored["status"] == "ok"]
+        done_keys = set(ok["key"])
+    todo = []
+    n_cached = 0
+    for task in plan.tasks:
+        missing = [c for c in task.cells if c.key not in done_keys]
+        n_cached += len(task.cells) - len(missing)
+        if missing:
+            todo.append(Task(task.dataset, task.split, missing))
+    total = sum(len(t.cells) for t in todo)
+    log.info("%s: %d cells to compute, %d already stored", spec.name, total, n_cached)
+    bar = Progress(total, spec.name, progress)
+    sha, dirty = code_version()
+    provenance = {"experiment": spec.name, "code_version": sha, "code_dirty": dirty,
+                  "packages": package_versions(), "config_hash": spec.config_hash(),
+                  "protocol": spec.protocol.describe(), "preprocessing": PREPROCESSING}
+    options = dict(spec.options)
+    computed = failed = bounded = 0
+    jobs = (delayed(_run_task_with_meta)(plan.datasets[t.dataset].X, plan.datasets[t.dataset].y, t, options)
+            for t in todo)
+    if todo:
+        outputs = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs) if n_jobs != 1 else map(
+            lambda j: j[0](*j[1], **j[2]), jobs)
+        for task, rows in outputs:
+            ds = plan.datasets[task.dataset]
+            stamp = datetime.now(timezone.utc).isoformat()
+            for r in rows:
+                r.update(provenance)
+                r.update({"dataset": task.dataset, "data_hash": ds.data_hash, "data_source": ds.source,
+                          "repeat": task.split.repeat, "fold": task.split.fold, "inner_fold": task.split.inner,
+                          "split_seed": task.split.split_seed, "model_seed": task.split.model_seed,
+                          "n_train": len(task.split.train), "n_test": len(task.split.test), "timestamp": stamp})
+            store.write(rows)
+            computed += len(rows)
+            failed += sum(r["status"] == "failed" for r in rows)
+            bounded += sum(not r["converged"] for r in rows)
+            bar.update(len(rows))
+    if len(store.parts()) > 64:
+        store.compact()
+    return RunSummary(computed, n_cached, failed, bounded, time.monotonic() - t0, plan.unavailable)
+
+
+def _run_task_with_meta(X, y, task, options):
+    return task, run_task(X, y, task, options)
