@@ -94,7 +94,11 @@ def _hydra(cmd: str, overrides: list[str]) -> None:
 
     @hydra.main(config_path=str(CONF_DIR), config_name="config", version_base="1.3")
     def entry(cfg) -> None:
-        COMMANDS[cmd](cfg)
+        from .runner import PlanError
+        try:
+            COMMANDS[cmd](cfg)
+        except PlanError as exc:
+            _fail(f"error: {exc}")
 
     sys.argv = [f"randml {cmd}", *overrides]
     entry()

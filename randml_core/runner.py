@@ -23,7 +23,7 @@ from joblib import Parallel, delayed
 from threadpoolctl import threadpool_limits
 
 from .config import ExperimentSpec, Variant
-from .data import load_dataset
+from .data import SourceUnavailableError, load_dataset
 from .metrics import classification_scores
 from .models.grid import FAMILIES, Split
 from .protocol import SplitSpec
@@ -88,16 +88,28 @@ class Plan:
                 yield t, c
 
 
+class PlanError(ValueError):
+    """The experiment cannot be planned (bad data, impossible protocol); raised before any work."""
+
+
 def make_plan(spec: ExperimentSpec) -> Plan:
+    """Expand the spec into tasks and cell keys. A dataset that needs a download is listed in
+    ``unavailable`` (tables say so); bad data or an impossible split raises PlanError."""
     datasets, tasks, unavailable = {}, [], {}
     for name in spec.datasets:
         try:
             ds = load_dataset(name)
-        except Exception as exc:  # missing download, failed checks: reported, not fatal for the others
-            unavailable[name] = f"{type(exc).__name__}: {exc}"
+        except SourceUnavailableError as exc:
+            unavailable[name] = str(exc)
             continue
+        except Exception as exc:
+            raise PlanError(f"dataset {name!r} cannot be used: {exc}") from exc
         datasets[name] = ds
-        for split in spec.protocol.splits(ds.y, name):
+        try:
+            splits = list(spec.protocol.splits(ds.y, name))
+        except ValueError as exc:
+            raise PlanError(str(exc)) from exc
+        for split in splits:
             task = Task(name, split)
             for v in spec.variants:
                 for params in v.settings():

@@ -52,13 +52,13 @@ def build(ctx) -> list:
     table = Table(TITLE, rows, columns, best, notes,
                   _footer(ctx, "best mean CV GMean over the grid (the paper's rule; optimistic)", best),
                   stamp=ctx.code_version)
-    paths += table.write(ctx.results_dir / "tables" / "eem_table4")
+    paths += table.write(ctx.results_dir / "tables" / spec.name)
     print(table.to_markdown())
     if spec.protocol.inner_splits:
         nested = select_nested(ctx.frame)
         ntable = Table(TITLE + " (nested CV selection)", rows, columns, nested, notes,
                        _footer(ctx, f"nested CV, {spec.protocol.inner_splits} inner folds per outer fold", nested),
                        stamp=ctx.code_version)
-        paths += ntable.write(ctx.results_dir / "tables" / "eem_table4_nested")
+        paths += ntable.write(ctx.results_dir / "tables" / f"{spec.name}_nested")
         print(ntable.to_markdown())
     return paths

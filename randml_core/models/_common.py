@@ -37,16 +37,20 @@ def binary_targets(y, classes: np.ndarray) -> np.ndarray:
 
 
 def check_binary(y, estimator_name: str) -> None:
-    kind = type_of_target(y)
-    if kind not in ("binary",):
-        if kind == "multiclass":
-            raise ValueError(
-                f"{estimator_name} is a binary classifier (the EEM paper's setting) but y has "
-                f"{len(np.unique(y))} classes; binarise the labels (e.g. one class vs rest) first."
-            )
-        if len(np.unique(y)) < 2:
-            raise ValueError(
-                f"{estimator_name} needs two classes in y but got only one "
-                f"({np.unique(y)!r}); a training fold with a single class cannot be fitted."
-            )
-        raise ValueError(f"{estimator_name} needs binary class labels; got target type {kind!r}.")
+    """Raise a clear error unless y holds exactly two classes (messages follow sklearn's checks)."""
+    kind = type_of_target(y, input_name="y", raise_unknown=True)
+    if kind == "continuous":
+        raise ValueError(f"Unknown label type: continuous. {estimator_name} is a classifier; "
+                         "y must hold class labels, not continuous values.")
+    n_classes = len(np.unique(y))
+    if n_classes < 2:
+        raise ValueError(
+            f"{estimator_name} needs two classes in y but got only one class ({np.unique(y)!r}); "
+            "a training fold with a single class cannot be fitted (use fewer folds or more data)."
+        )
+    if kind != "binary":
+        raise ValueError(
+            f"Only binary classification is supported. The type of the target is {kind}: "
+            f"{estimator_name} is a binary classifier (the EEM paper's setting) and y has {n_classes} "
+            "classes; binarise the labels (e.g. one class vs rest) first."
+        )

@@ -143,6 +143,7 @@ class _EEMBase(ClassifierMixin, BaseEstimator):
         return np.column_stack([1 - p, p])
 
     def predict(self, X):
+        check_is_fitted(self)
         d = self.decision_function(X)
         if not np.any(self.beta_):
             return np.full(d.shape[0], self.classes_[self._constant])

@@ -55,6 +55,7 @@ class WELM(ClassifierMixin, BaseEstimator):
         return activate(X, self.hidden_weights_, self.hidden_bias_, self.activation) @ self.beta_
 
     def predict(self, X):
+        check_is_fitted(self)
         return self.classes_[(self.decision_function(X) >= 0).astype(int)]
 
     def __sklearn_tags__(self):

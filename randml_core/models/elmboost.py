@@ -10,6 +10,9 @@ misprints (see ``ERRATA.md``) are followed in their corrected form:
   ``Y'_{l-1} - alpha * sum_{t'<t} H_t'^l W_t'^l``.
 * Eq. (17) sums over ``l' = 0..l`` (the levels fitted so far), not up to ``L-1``.
 * The ridge parameter is called lambda (Sec. 1-2) and mu (Sec. 3.1); here ``ridge``.
+* Minor: Eq. (1) writes the entries of ``R`` as ``x_{j,m}`` (``r_{j,m}`` meant) and
+  Sec. 3.2 calls the hyperplanes columns of ``R``; with ``R`` of shape ``J x M`` and
+  ``H = h(X R^T)`` they are its rows.
 
 Structure of the boosting (Eqs. 7-17).  With the corrections above, the target of
 step ``t`` of level ``l`` is ``Y`` minus ``alpha`` times the sum of *all* earlier
@@ -31,7 +34,6 @@ import numbers
 
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
-from scipy.linalg.blas import get_blas_funcs
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
@@ -163,11 +165,10 @@ class _BaseELMBoost(ClassifierMixin, BaseEstimator):
         # Buffers reused across all steps.
         H = np.empty((n_samples, n_hidden), dtype=dtype)
         HW = np.empty((n_samples, n_classes), dtype=dtype)
-        G = np.empty((n_hidden, n_hidden), dtype=dtype, order="F")
+        G = np.empty((n_hidden, n_hidden), dtype=dtype)
         R64 = np.empty((n_hidden, n_features), dtype=np.float64)
         Rw = None if dtype == np.float64 else np.empty((n_hidden, n_features), dtype=dtype)
         mask = np.empty((n_samples, n_hidden), dtype=bool) if self.activation == "sign" else None
-        syrk = get_blas_funcs("syrk", dtype=dtype)
         diag = np.diag_indices(n_hidden)
         if X_eval is not None:
             n_eval = X_eval.shape[0]
@@ -181,10 +182,11 @@ class _BaseELMBoost(ClassifierMixin, BaseEstimator):
             for t in range(n_steps):
                 R = projection_matrix(seed, lev, t, n_hidden, n_features, dtype, out64=R64, out=Rw)
                 _hidden(X, R, self.activation, H, mask)  # Eq. (20)
-                # H^T H as one BLAS syrk (upper triangle; H.T is F-contiguous, no copy).
-                G = syrk(1.0, H.T, beta=0.0, c=G, trans=0, lower=0, overwrite_c=1)
+                # H^T H in one call: numpy hands ``A.T @ A`` to BLAS syrk (then mirrors
+                # the triangle), so this is the symmetric rank-N update, not a row loop.
+                np.matmul(H.T, H, out=G)
                 G[diag] += self.ridge
-                W = _ridge_solve(G, H.T @ resid, H, self.ridge)  # Eqs. (8), (10), (14)
+                W = _ridge_solve(G, H.T @ resid, H, self.ridge, resid)  # Eqs. (8), (10), (14)
                 coefs[lev, t] = W
                 np.matmul(H, W, out=HW)
                 HW *= alpha
@@ -256,7 +258,7 @@ class _BaseELMBoost(ClassifierMixin, BaseEstimator):
         S = None
         for S in self._iter_scores(X, per_step=False):
             pass
-        return self._format_scores(S.copy())
+        return self._format_scores(S)  # the generator is exhausted: S is ours
 
     def predict(self, X):
         """Class by the arg-max rule of Eq. (5)."""
@@ -278,23 +280,33 @@ class _BaseELMBoost(ClassifierMixin, BaseEstimator):
             yield self._labels(scores)
 
 
-def _ridge_solve(G, B, H, ridge):
-    """Solve ``G W = B`` with ``G = H^T H + ridge I`` (upper triangle) by Cholesky.
+def _ridge_solve(G, B, H, ridge, E):
+    """Solve ``(H^T H + ridge I) W = H^T E`` given ``G = H^T H + ridge I`` and ``B = H^T E``.
 
-    ``G`` is overwritten.  If the factorisation fails (in float32 a tiny ``ridge`` can
-    leave ``G`` numerically indefinite), the step is redone in float64 from ``H``.
+    Cholesky (``cho_factor``/``cho_solve``), ``G`` and ``B`` are overwritten.  Fallbacks
+    for a tiny ``ridge``, where rounding can leave ``G`` numerically indefinite: first a
+    float64 Cholesky of ``H^T H + ridge I`` (helps float32), then the SVD least-squares
+    solution of the augmented system ``[H; sqrt(ridge) I] W = [E; 0]``, which is the same
+    minimiser and needs no positive-definite factorisation.
     """
     try:
         c = cho_factor(G, lower=False, overwrite_a=True, check_finite=False)
         return cho_solve(c, B, overwrite_b=True, check_finite=False)
     except LinAlgError:
-        if G.dtype == np.float64:
-            raise LinAlgError("H^T H + ridge I is not numerically positive definite; increase `ridge`")
+        pass
     H64 = H.astype(np.float64)
-    G64 = H64.T @ H64
-    G64[np.diag_indices_from(G64)] += ridge
-    c = cho_factor(G64, lower=False, overwrite_a=True, check_finite=False)
-    return cho_solve(c, B.astype(np.float64), check_finite=False).astype(G.dtype)
+    if G.dtype != np.float64:
+        G64 = H64.T @ H64
+        G64[np.diag_indices_from(G64)] += ridge
+        try:
+            c = cho_factor(G64, lower=False, overwrite_a=True, check_finite=False)
+            return cho_solve(c, H64.T @ E.astype(np.float64), check_finite=False).astype(G.dtype)
+        except LinAlgError:
+            pass
+    n_hidden = H.shape[1]
+    A = np.vstack([H64, np.sqrt(ridge) * np.eye(n_hidden)])
+    rhs = np.vstack([E.astype(np.float64), np.zeros((n_hidden, E.shape[1]))])
+    return np.linalg.lstsq(A, rhs, rcond=None)[0].astype(G.dtype)
 
 
 class ELMBoostClassifier(_BaseELMBoost):
@@ -365,11 +377,20 @@ class ELMBoostClassifier(_BaseELMBoost):
       :meth:`staged_decision_function` (after the fit; regenerates the projections).
       We chose a separate method over ``fit(X, y, X_eval=...)`` so that ``fit`` keeps
       the plain scikit-learn signature and no evaluation data are stored on the model.
-    * Cost per step: two GEMMs ``X R^T`` (N M J) and ``H^T E`` plus one ``syrk`` for
-      ``H^T H`` (N J^2) and a ``J x J`` Cholesky.  Buffers (H, H^T H, R, H W) are
-      allocated once per fit.  Memory: ``X``, ``H`` (N x J) and the residual (N x K).
+    * Cost per step: the GEMM ``X R^T`` (N M J), ``H^T H`` (N J^2, one ``matmul`` that
+      numpy dispatches to BLAS ``syrk``), the thin products ``H^T E`` and ``H W``
+      (N J K) and a ``J x J`` Cholesky (``scipy.linalg.cho_factor``/``cho_solve``).
+      ``H^T H`` is formed with numpy rather than ``scipy.linalg.blas.?syrk`` on purpose:
+      numpy and scipy each bundle their own OpenBLAS thread pool, and alternating the two
+      pools inside the loop measured several times slower on our shared 2-core machine
+      (idle threads of one pool spin while the other works).  On small problems a single
+      BLAS thread (``threadpoolctl.threadpool_limits(1)``) was faster still; thread
+      limits are left to the caller.  Buffers (H, H^T H, R, H W) are allocated once per
+      fit.  Memory: ``X``, ``H`` (N x J) and the residual (N x K).
     * Sample weights are not supported (the paper has none).
-    * scikit-learn common checks: all pass; none is skipped or expected to fail.
+    * scikit-learn common checks: all pass; none is skipped or marked expected-to-fail
+      by us (``check_array_api_input`` is skipped by scikit-learn itself when
+      ``SCIPY_ARRAY_API`` is unset; no array-API support is claimed).
     """
 
     def __init__(

@@ -12,8 +12,8 @@ on one train/test split, sharing what the maths allows:
 
 Every setting gives exactly the model ``Estimator(**params, random_state=seed)`` would fit
 (tests/test_grid.py checks this against plain fits). ``fit_seconds`` is the setting's own solve
-time plus its share of the shared work (proportional to the columns it uses), an estimate of a
-standalone fit; ``evaluate_naive`` refits from scratch and is the baseline of `make bench`.
+time plus the shared work it needed (hidden layers and kernels pro rata to the columns it uses),
+an estimate of a standalone fit, so summing it over a grid over-counts the shared work; ``evaluate_naive`` refits from scratch and is the baseline of `make bench`.
 """
 from __future__ import annotations
 
@@ -163,7 +163,8 @@ def evaluate_eekm(split: Split, settings: list[dict]) -> list[CellResult]:
             (Ktr, Kte), k_secs = split.cached(("eekm-k", gamma, h_max),
                                               lambda: (rbf_from_sq(Dtr, gamma), rbf_from_sq(Dte, gamma)))
             def fit():
-                norm, _ = inverse_sqrt_psd(Ktr[:h, :h], float(params.get("eig_rtol", EEKM().eig_rtol)))
+                Khh = Ktr[order[:h], :h]  # rows of the landmarks, columns of the landmarks
+                norm, _ = inverse_sqrt_psd(Khh, float(params.get("eig_rtol", EEKM().eig_rtol)))
                 sol = eem_solve(Ktr[:, :h] @ norm, t)
                 return norm @ sol.beta, sol
             (proj, sol), fit_s = _timed(fit)
@@ -185,25 +186,26 @@ def _full_kernel(split: Split, gamma: float):
 
 def evaluate_lssvm(split: Split, settings: list[dict]) -> list[CellResult]:
     classes, t = _binary(split)
-    by_gamma: dict[float, list[dict]] = {}
-    for p in settings:
-        by_gamma.setdefault(float(p["gamma"]), []).append(p)
-    out = []
-    for gamma, group in by_gamma.items():
+    by_gamma: dict[float, list[int]] = {}
+    for i, p in enumerate(settings):
+        by_gamma.setdefault(float(p["gamma"]), []).append(i)
+    out: list[CellResult | None] = [None] * len(settings)  # results in the order of ``settings``
+    for gamma, idx in by_gamma.items():
         try:
             Ktr, Kte, k_secs = _full_kernel(split, gamma)
-            path, path_s = _timed(lambda: lssvm_path(Ktr, t, [float(p["C"]) for p in group]))
+            path, path_s = _timed(lambda: lssvm_path(Ktr, t, [float(settings[i]["C"]) for i in idx]))
         except Exception as exc:  # the whole gamma group fails together
-            out.extend(CellResult(p, None, error=f"{type(exc).__name__}: {exc}") for p in group)
+            for i in idx:
+                out[i] = CellResult(settings[i], None, error=f"{type(exc).__name__}: {exc}")
             continue
-        share = (k_secs + path_s) / len(group)
-        for params, (alpha, b) in zip(group, path):
-            def one(params=params, alpha=alpha, b=b):
+        share = k_secs + path_s  # standalone estimate: kernel + one factorisation
+        for i, (alpha, b) in zip(idx, path):
+            def one(params=settings[i], alpha=alpha, b=b):
                 score, pred_s = _timed(lambda: Kte @ alpha + b)
                 if not np.all(np.isfinite(score)):
                     raise FloatingPointError("non-finite LS-SVM decision values (ill-conditioned system)")
                 return CellResult(params, classes[(score >= 0).astype(int)], share, pred_s)
-            out.append(_guard(params, one))
+            out[i] = _guard(settings[i], one)
     return out
 
 
@@ -220,7 +222,7 @@ def evaluate_svm(split: Split, settings: list[dict]) -> list[CellResult]:
                                                              kernel="precomputed"))
             y_pred, pred_s = _timed(lambda: svc.predict(Kte))
             return CellResult(params, y_pred, fit_s + k_secs, pred_s, converged,
-                              extras={"n_support": int(svc.n_support_.sum())})
+                              extras={"n_support": int(svc.n_support_.sum()), "n_iter": int(np.max(svc.n_iter_))})
         out.append(_guard(params, one))
     return out
 

@@ -91,6 +91,7 @@ class LSSVM(ClassifierMixin, BaseEstimator):
         return rbf_kernel(X, self.support_vectors_, self.gamma) @ self.dual_coef_ + self.intercept_
 
     def predict(self, X):
+        check_is_fitted(self)
         return self.classes_[(self.decision_function(X) >= 0).astype(int)]
 
     def __sklearn_tags__(self):

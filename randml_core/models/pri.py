@@ -122,47 +122,47 @@ class _KernelRowCache:
 
     One preallocated buffer of ``max_rows x N`` doubles (``max_rows`` from ``cache_mb``,
     at least 2 so that a working pair always fits); a row is a view into the buffer and stays
-    valid until ``max_rows`` other rows have been requested.
+    valid until ``max_rows`` other rows have been requested.  Rows use
+    ``gamma ||x_i - x_j||^2 = |z_i|^2 + |z_j|^2 - 2 z_i.z_j`` with ``z = sqrt(gamma) x`` on
+    centred data, clipped so that ``V_ij <= 1`` and ``V_ii = 1`` exactly.
     """
 
-    def __init__(self, X, sqn, gamma, max_rows):
-        self.X = X
-        self.sqn = sqn
-        self.gamma = gamma
+    def __init__(self, X, gamma, max_rows):
         n = X.shape[0]
+        self.Z = np.ascontiguousarray((X - X.mean(axis=0)) * math.sqrt(gamma))
+        self.sz = np.einsum("ij,ij->i", self.Z, self.Z)
         self.max_rows = int(max(2, min(n, max_rows)))
         self.buf = np.empty((self.max_rows, n), dtype=np.float64)
         self.slot = OrderedDict()  # row index -> buffer slot, least recently used first
         self.hits = 0
         self.misses = 0
 
-    def _fill(self, out, rows):
-        """Write V[rows, :] into ``out`` (shape ``(len(rows), N)``)."""
-        np.matmul(self.X[rows], self.X.T, out=out)
-        out *= 2.0 * self.gamma
-        out -= self.gamma * self.sqn[rows][:, None]
-        out -= self.gamma * self.sqn[None, :]
-        np.minimum(out, 0.0, out=out)
-        out[np.arange(len(rows)), rows] = 0.0  # exact zero self-distance
-        np.exp(out, out=out)
-
     def row_means(self):
-        """``q = V 1 / N`` by blocks of ``max_rows`` rows written into the cache buffer.
+        """``q = V 1 / N`` by symmetric blocks written into the cache buffer.
 
-        O(N^2 d) time, no memory beyond the buffer.  The last block is kept as cached rows.
+        Block rows [s, e) against columns [s, N): row sums go to q[s:e] and, by symmetry of V,
+        column sums of the columns >= e go to q[e:], so about N^2 / 2 kernel values are
+        evaluated.  O(N^2 d) time, no memory beyond the buffer and O(N d).
         """
-        n = self.X.shape[0]
-        q = np.empty(n)
+        n = self.Z.shape[0]
+        q = np.zeros(n)
         b = self.max_rows
-        for start in range(0, n, b):
-            rows = np.arange(start, min(n, start + b))
-            out = self.buf[: len(rows)]
-            self._fill(out, rows)
-            q[rows] = out.sum(axis=1) / n
+        z2t = np.ascontiguousarray(2.0 * self.Z.T)
+        flat = self.buf.reshape(-1)
+        for s in range(0, n, b):
+            e = min(n, s + b)
+            out = flat[: (e - s) * (n - s)].reshape(e - s, n - s)
+            np.matmul(self.Z[s:e], z2t[:, s:], out=out)
+            out -= self.sz[s:e, None]
+            out -= self.sz[None, s:]
+            k = np.arange(e - s)
+            out[k, k] = 0.0
+            np.exp(out, out=out)
+            q[s:e] += out.sum(axis=1)
+            if e < n:
+                q[e:] += out[:, e - s :].sum(axis=0)
         self.slot.clear()
-        for k, r in enumerate(rows):
-            self.slot[int(r)] = k
-        return q
+        return q / n
 
     def row(self, i):
         s = self.slot.get(i)
@@ -175,9 +175,15 @@ class _KernelRowCache:
             s = len(self.slot)
         else:
             _, s = self.slot.popitem(last=False)
-        self._fill(self.buf[s : s + 1], np.array([i]))
+        out = self.buf[s]
+        np.matmul(self.Z, 2.0 * self.Z[i], out=out)
+        out -= self.sz
+        out -= self.sz[i]
+        np.minimum(out, 0.0, out=out)
+        out[i] = 0.0
+        np.exp(out, out=out)
         self.slot[i] = s
-        return self.buf[s]
+        return out
 
 
 # --------------------------------------------------------------------------- 2-variable step
@@ -244,7 +250,7 @@ def _pri_pair_step(lam, b1, b2, V11, V22, V12, f1, f2, q1, q2, ip, cip):
 
 
 # --------------------------------------------------------------------------- estimator
-class PRISMO(TransformerMixin, BaseEstimator):
+class PRISMO(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
     """Principle of Relevant Information by Sequential Minimal Optimization.
 
     Minimises Eq. (10) over the simplex with two-variable analytic steps (Eq. 23-26), a
@@ -258,8 +264,10 @@ class PRISMO(TransformerMixin, BaseEstimator):
         Parzen kernel width (Section 6.1 uses 0.2 on the synthetic mixture).
     lam : float, default=2.0
         Trade-off lambda >= 0 of Eq. (5).  The paper's sufficiency argument (Prop. 3.1) is
-        for lam > 1; for lam <= 1 the solver returns a KKT point (a vertex-seeking regime:
-        lam = 1 is mode seeking).
+        for lam > 1 (and random restarts of the reference solver agree there).  For
+        lam <= 1 (vertex-seeking regime, lam = 1 is mode seeking) the solver only returns a
+        KKT point, which can be a maximum along a pair: with two points the uniform start
+        is one, and the solver stops there.
     tol : float, default=1e-3
         Stop when the KKT conditions hold within tol (Section 5.2, corrected signs):
         ``|xi_i + 2| <= tol`` where ``beta_i > 0`` and ``xi_i >= -2 - tol`` where
@@ -281,7 +289,8 @@ class PRISMO(TransformerMixin, BaseEstimator):
         Run the paper's first heuristic (Section 5.2): one sweep over i in descending order
         of ``f = V beta`` at the start, each paired with a uniformly random j != i.  Pairs
         that do not violate the KKT conditions by more than tol (or cannot move) are skipped
-        and not counted.  The sweep is then followed by the second stage.
+        and not counted.  During the sweep convergence is only checked at trace points
+        (every ``trace_every_`` steps).  The sweep is then followed by the second stage.
     random_state : int, RandomState instance or None, default=None
         Draws the random partners j of the first pass (the only randomness).
 
@@ -292,9 +301,10 @@ class PRISMO(TransformerMixin, BaseEstimator):
     breach, so a violating pair exists whenever ``violation_ > tol``.  If the exact pair
     step cannot lower J in floating point the solver stops (``stop_reason_ = "stalled"``).
 
-    Bookkeeping choices: ``f`` and ``beta^T q`` are updated incrementally (Section 5.1, Step
-    3); ``beta^T V beta`` too, re-synchronised as ``beta . f`` every 1000 steps to bound
-    round-off drift.  ``f`` itself is never recomputed.
+    Bookkeeping choices: ``f = V beta``, ``IP = beta^T V beta`` and ``CIP = beta^T q`` are
+    updated incrementally (Section 5.1, Step 3); IP and CIP are re-synchronised as
+    ``beta . f`` and ``beta . q`` every 1000 steps to bound round-off drift; ``f`` itself is
+    never recomputed (its drift is tested to stay ~1e-13).
 
     Attributes
     ----------
@@ -321,7 +331,11 @@ class PRISMO(TransformerMixin, BaseEstimator):
     Notes on scikit-learn checks: fit needs >= 2 samples (one sample is trivial, beta = 1,
     and is rejected like other estimators that need pairs).  ``transform`` returns the
     relevant set (n_support rows), not one row per input sample, so the checks that expect
-    a per-sample transform are expected failures (listed in ``tests/test_pri.py``).
+    a per-sample transform are expected failures (listed in ``tests/test_pri.py``):
+    check_transformer_data_not_an_array, check_transformer_general,
+    check_methods_sample_order_invariance, check_methods_subset_invariance.  For the same
+    reason ``set_output`` wrapping is disabled (``auto_wrap_output_keys=None``): the output
+    rows are not the input rows, so a pandas index of X would be wrong.
     """
 
     def __init__(
@@ -375,9 +389,7 @@ class PRISMO(TransformerMixin, BaseEstimator):
         gamma, lam, tol, max_iter, cache_mb = self._check_params(n)
         rng = check_random_state(self.random_state)
 
-        Xc = np.ascontiguousarray(X - X.mean(axis=0))  # distances are shift invariant
-        sqn = np.einsum("ij,ij->i", Xc, Xc)
-        cache = _KernelRowCache(Xc, sqn, gamma, int(cache_mb * _MIB) // (8 * n))
+        cache = _KernelRowCache(X, gamma, int(cache_mb * _MIB) // (8 * n))
 
         # Step 1: initialisation (beta = alpha = 1/N, f = q)
         q = cache.row_means()
@@ -385,7 +397,7 @@ class PRISMO(TransformerMixin, BaseEstimator):
         f = q.copy()
         ip = float(beta @ f)
         cip = ip
-        sup = np.ones(n, dtype=bool)
+        pen = np.zeros(n)  # 0 where beta > 0, -inf where beta == 0 (masked argmax)
 
         trace_every = max(1, max_iter // 1000)
         tr_it, tr_obj, tr_vio = [], [], []
@@ -401,8 +413,7 @@ class PRISMO(TransformerMixin, BaseEstimator):
         def violation_and_pair():
             x = full_xi()
             i_up = int(np.argmin(x))
-            np.copyto(tmp, -np.inf)
-            np.copyto(tmp, x, where=sup)
+            np.add(x, pen, out=tmp)
             j_dn = int(np.argmax(tmp))
             viol = max(x[j_dn] + 2.0, -2.0 - x[i_up], 0.0)
             return viol, i_up, j_dn
@@ -432,8 +443,8 @@ class PRISMO(TransformerMixin, BaseEstimator):
             w = beta[a] + beta[b]
             beta[b] = b2_new
             beta[a] = w - b2_new  # exact 0 when b2_new == w
-            sup[a] = beta[a] > 0.0
-            sup[b] = beta[b] > 0.0
+            pen[a] = 0.0 if beta[a] > 0.0 else -np.inf
+            pen[b] = 0.0 if beta[b] > 0.0 else -np.inf
             np.subtract(rb, ra, out=tmp)
             np.multiply(tmp, delta, out=tmp)
             np.add(f, tmp, out=f)
@@ -604,14 +615,13 @@ def pri_reference_solve(
     val, g = fun_grad(beta)
     hist = [val]
     step = 1.0
-    res = np.inf
     it = 0
-    for it in range(1, max_iter + 1):
-        d = _project_simplex(beta - step * g) - beta
-        res = np.max(np.abs(_project_simplex(beta - g) - beta))
-        if res <= tol:
-            it -= 1
+    while True:
+        res = float(np.max(np.abs(_project_simplex(beta - g) - beta)))
+        if res <= tol or it >= max_iter:
             break
+        it += 1
+        d = _project_simplex(beta - step * g) - beta
         gd = g @ d
         ref = max(hist[-memory:])
         a = 1.0
@@ -627,7 +637,7 @@ def pri_reference_solve(
         step = float(np.clip((s @ s) / sy, 1e-12, 1e12)) if sy > 0 else 1e12
         beta, val, g = cand, cval, cg
         hist.append(val)
-    return PRIReferenceResult(beta, val, it, bool(res <= tol), float(res))
+    return PRIReferenceResult(beta, val, it, bool(res <= tol), res)
 
 
 # --------------------------------------------------------------------------- fixed point

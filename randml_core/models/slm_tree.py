@@ -22,7 +22,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 __all__ = [
     "SLMClassifier",
@@ -190,14 +190,22 @@ def _best_splits(P, crit, node, n_bins):
     width = (pmax - pmin) / B
     ok = pmax > pmin
     T = pmin[:, None] + width[:, None] * np.arange(1, B)[None, :]  # (m, B-1)
-    # bin index = number of thresholds <= p, from floor() then corrected so that it
-    # agrees exactly with the comparisons p >= t_b used at prediction time (t_b is
-    # recomputed with the very same float operations as T, so the test is exact).
+    # bin index = number of thresholds <= p: floor() first, then the entries within
+    # float error of a bin boundary are re-tested with the comparisons p >= t_b used at
+    # prediction time (t_b recomputed with the very same float operations as T).
     safe_w = np.where(ok, width, 1.0)
-    idx = np.floor((P - pmin) / safe_w)
+    q = (P - pmin) / safe_w
+    idx = np.floor(q)
+    tol = 1e-9 + 8 * np.finfo(float).eps * (np.abs(pmin) + np.abs(pmax)) / safe_w
+    q -= idx
+    near = (q < tol) | (q > 1.0 - tol)
     np.clip(idx, 0, B - 1, out=idx)
-    idx -= (P < pmin + width * idx) & (idx > 0)
-    idx += (P >= pmin + width * (idx + 1)) & (idx < B - 1)
+    r, c = np.nonzero(near)
+    if r.size:
+        v, k = P[r, c], idx[r, c]
+        k -= (v < pmin[c] + width[c] * k) & (k > 0)
+        k += (v >= pmin[c] + width[c] * (k + 1)) & (k < B - 1)
+        idx[r, c] = k
     idx = idx.astype(np.intp)
     idx[:, ~ok] = 0
     cols = np.arange(m)[None, :]
@@ -281,6 +289,21 @@ def _canonical_directions(C):
     return np.unique(C, axis=0)
 
 
+def _sample_supports(n_draws, n_dims, alpha, n_selected, rng):
+    """Boolean (n_draws, n_dims): P = min(n_selected, D0) coordinates per row, drawn
+    without replacement with p_d ∝ exp(-alpha d) (Eq. 19).  Gumbel-top-k: the P largest
+    log p_d + Gumbel noise are a weighted sample without replacement."""
+    P = min(int(n_selected), n_dims)
+    mask = np.zeros((n_draws, n_dims), dtype=bool)
+    if P >= n_dims:
+        mask[:] = True
+        return mask
+    keys = -alpha * np.arange(n_dims)[None, :] + rng.gumbel(size=(n_draws, n_dims))
+    sel = np.argpartition(-keys, P - 1, axis=1)[:, :P]
+    mask[np.arange(n_draws)[:, None], sel] = True
+    return mask
+
+
 def _candidate_coefficients(n_dims, envelope, alpha, n_selected, n_projections, rng):
     """Integer orientation vectors in the ranked discriminant subspace (Eqs. 18-20).
 
@@ -297,11 +320,7 @@ def _candidate_coefficients(n_dims, envelope, alpha, n_selected, n_projections, 
         axes = [np.arange(-a, a + 1) for a in A]
         C = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, n_dims)
     else:
-        P = min(int(n_selected), n_dims)
-        keys = -alpha * np.arange(n_dims)[None, :] + rng.gumbel(size=(n_projections, n_dims))
-        sel = np.argpartition(-keys, P - 1, axis=1)[:, :P]
-        mask = np.zeros((n_projections, n_dims), dtype=bool)
-        mask[np.arange(n_projections)[:, None], sel] = True
+        mask = _sample_supports(n_projections, n_dims, alpha, n_selected, rng)
         coef = rng.randint(-A, A + 1, size=(n_projections, n_dims))
         C = np.where(mask, coef, 0)
     C = np.vstack([C, np.eye(n_dims, dtype=C.dtype)])
@@ -444,8 +463,18 @@ def _grow_tree(X, crit, p, rng):
     ``p`` is a dict of the tree hyper-parameters (see SLMClassifier).  BLAS is kept to
     one thread: the products are thin (D0 columns) and threads only add overhead.
     """
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _blas_controller().limit(limits=1, user_api="blas"):
         return _grow_tree_impl(X, crit, p, rng)
+
+
+_CONTROLLER = []
+
+
+def _blas_controller():
+    # Inspecting the loaded BLAS libraries is slow; do it once per process.
+    if not _CONTROLLER:
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0]
 
 
 def _grow_tree_impl(X, crit, p, rng):
@@ -632,6 +661,14 @@ _TREE_DOC_CHOICES = """
       node is never split worse than the best axis-aligned DFT split.  Vectors are
       normalised to ||a|| = 1 (Eq. 8).  When the whole grid prod (2 A_d + 1) fits in
       ``n_projections`` it is enumerated and the tree is deterministic.
+    * Eq. (19) is read as a categorical law over ranks: each random vector gets
+      P = min(n_selected, D0) distinct non-zero slots drawn without replacement with
+      p_d ∝ exp(-alpha d); when D0 <= P every slot is used and alpha has no effect.
+      Coefficients are uniform integers in [-A_d, A_d] (a selected one may draw 0).
+    * The paper reports no value for n_projections, n_pool, T_cos or a cap on q; the
+      defaults (1000, 10, 0.5, 3) are ours: 1000 as in the lab's C++ port, |cos| <= 0.5
+      keeps hyperplanes >= 60 degrees apart, and q <= 3 matches the widest root split
+      in the appendix (1 -> 8).
     * A candidate enters the pool only if it lowers the node cost; the node becomes a
       leaf when none does.  Children are the non-empty intersections of the 2q
       half-spaces; a test sample routed to an empty cell gets the parent's prediction.
@@ -662,7 +699,8 @@ class _BaseSLMTree(BaseEstimator):
 
     def apply(self, X):
         """Node id where each sample ends (a leaf, or the parent of an empty cell)."""
-        return self.tree_.apply(self._transform(X))
+        Xs = self._transform(X)
+        return self.tree_.apply(Xs)
 
 
 class SLMClassifier(ClassifierMixin, _BaseSLMTree):
@@ -689,7 +727,9 @@ class SLMClassifier(ClassifierMixin, _BaseSLMTree):
     n_hyperplanes_, n_parameters_, depth_, nodes_per_level_ : model size (Table II).
 {_TREE_DOC_CHOICES}
 
-    Estimator checks: all scikit-learn checks pass (no exceptions needed).
+    Estimator checks: all scikit-learn checks pass, none is expected to fail;
+    check_array_api_input is skipped by scikit-learn itself unless SCIPY_ARRAY_API=1
+    (it passes when that is set).
     """
 
     def __init__(
@@ -736,10 +776,12 @@ class SLMClassifier(ClassifierMixin, _BaseSLMTree):
         return self._fit_tree(X, crit)
 
     def predict_proba(self, X):
-        return self.tree_.predict_value(self._transform(X))
+        Xs = self._transform(X)
+        return self.tree_.predict_value(Xs)
 
     def predict(self, X):
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
 
 
 class SLMRegressor(RegressorMixin, _BaseSLMTree):
@@ -757,7 +799,9 @@ class SLMRegressor(RegressorMixin, _BaseSLMTree):
     nodes_per_level_ : as in SLMClassifier.
 {_TREE_DOC_CHOICES}
 
-    Estimator checks: all scikit-learn checks pass (no exceptions needed).
+    Estimator checks: all scikit-learn checks pass, none is expected to fail;
+    check_array_api_input is skipped by scikit-learn itself unless SCIPY_ARRAY_API=1
+    (it passes when that is set).
     """
 
     __init__ = SLMClassifier.__init__
@@ -768,4 +812,5 @@ class SLMRegressor(RegressorMixin, _BaseSLMTree):
         return self._fit_tree(X, crit)
 
     def predict(self, X):
-        return self.tree_.predict_value(self._transform(X))[:, 0]
+        Xs = self._transform(X)
+        return self.tree_.predict_value(Xs)[:, 0]

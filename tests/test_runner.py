@@ -1,0 +1,215 @@
+"""The engine end to end: planning, determinism, resume, store integrity, bad input, CLI."""
+import os
+import signal
+import subprocess
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from randml_core.config import ConfigError
+from randml_core.data import DatasetSpec, register
+from randml_core.data.registry import unregister
+from randml_core.data.sources import LoadResult, Source
+from randml_core.runner import VOLATILE_COLUMNS, PlanError, make_plan, run
+from randml_core.results import load
+from randml_core.store import Store
+
+
+class ArraySource(Source):
+    kind = "synthetic"
+
+    def __init__(self, X, y):
+        self.X, self.y = X, y
+
+    def describe(self):
+        return "arrays made by the test"
+
+    def available(self):
+        return True
+
+    def load_detailed(self, name="<dataset>"):
+        return LoadResult(self.X, self.y, self.kind, self.describe())
+
+
+@pytest.fixture
+def temp_dataset():
+    names = []
+
+    def make(name, X, y):
+        register(DatasetSpec(name=name, task="binary", papers=(), sources=[ArraySource(X, y)], expected={},
+                             licence="n/a", citation="n/a"), replace=True)
+        names.append(name)
+        return name
+    yield make
+    for n in names:
+        unregister(n)
+
+
+def stable(frame):
+    cols = [c for c in frame.columns if c not in VOLATILE_COLUMNS]
+    return frame[cols].sort_values("key").reset_index(drop=True)
+
+
+def test_plan_pairs_folds_across_models_and_keys_are_unique(compose):
+    spec = compose("experiment=smoke")
+    plan = make_plan(spec)
+    keys = [c.key for _, c in plan.cells()]
+    assert len(keys) == len(set(keys)) == 144
+    # every model sees the same test rows of a (dataset, repeat, fold)
+    by_split = {}
+    for task in plan.tasks:
+        by_split.setdefault((task.dataset, task.split.repeat, task.split.fold), []).append(tuple(task.split.test))
+    assert all(len(set(v)) == 1 for v in by_split.values())
+    # fold assignment depends on the seed
+    other = make_plan(compose("experiment=smoke", "protocol.seed=1"))
+    assert not np.array_equal(plan.tasks[0].split.test, other.tasks[0].split.test)
+
+
+def test_same_config_and_seed_bit_identical_across_n_jobs(compose, tmp_path):
+    spec = compose("experiment=smoke", "dataset=heart")
+    s1 = run(spec, tmp_path / "a", n_jobs=1, progress=False)
+    s2 = run(spec, tmp_path / "b", n_jobs=2, progress=False)
+    assert s1.computed == s2.computed == 72 and s1.failed == 0
+    a, b = load("smoke", store=tmp_path / "a"), load("smoke", store=tmp_path / "b")
+    pd.testing.assert_frame_equal(stable(a), stable(b), check_exact=True)
+    # provenance in every row
+    assert a["data_hash"].nunique() == 1 and a["config_hash"].nunique() == 1
+    assert a["code_version"].str.len().min() > 0 and a["params_json"].str.startswith("{").all()
+
+
+def test_grid_sharing_equals_plain_estimator_fits(compose, tmp_path):
+    """Each stored cell equals Estimator(**params, random_state=model_seed) fitted on its fold."""
+    from randml_core.data import load_dataset
+    from randml_core.models.grid import FAMILIES
+    from randml_core.runner import _minmax
+    spec = compose("experiment=smoke", "dataset=heart")
+    run(spec, tmp_path, n_jobs=1, progress=False)
+    frame = load("smoke", store=tmp_path, fold=0)
+    plan = make_plan(spec)
+    ds = load_dataset("heart")
+    task = next(t for t in plan.tasks if t.split.fold == 0)
+    Xtr, Xte = _minmax(ds.X[task.split.train], ds.X[task.split.test])
+    from randml_core.metrics import gmean
+    for cell in task.cells:
+        est = FAMILIES[cell.variant.family].estimator(**cell.params, random_state=task.split.model_seed)
+        pred = est.fit(Xtr, ds.y[task.split.train]).predict(Xte)
+        stored = frame.loc[frame["key"] == cell.key, "gmean"].item()
+        assert gmean(ds.y[task.split.test], pred) == pytest.approx(stored, abs=1e-12), cell.variant.name
+
+
+def test_resume_after_deleting_parts_and_corrupt_part(compose, tmp_path):
+    spec = compose("experiment=smoke", "dataset=heart")
+    first = run(spec, tmp_path, n_jobs=1, progress=False)
+    store = Store(tmp_path, "smoke")
+    parts = store.parts()
+    assert len(parts) == 3  # one per task (3 folds)
+    n_deleted = len(pd.read_parquet(parts[0]))
+    parts[0].unlink()
+    # truncate another part: it must be detected, quarantined and recomputed, never read silently
+    data = parts[1].read_bytes()
+    n_corrupt = len(pd.read_parquet(parts[1]))
+    parts[1].write_bytes(data[: len(data) // 2])
+    again = run(spec, tmp_path, n_jobs=1, progress=False)
+    assert again.computed == n_deleted + n_corrupt and again.cached == first.computed - again.computed
+    assert (tmp_path / "smoke" / "quarantine" / parts[1].name).exists()
+    frame = load("smoke", store=tmp_path)
+    assert len(frame) == frame["key"].nunique() == first.computed
+    assert run(spec, tmp_path, n_jobs=1, progress=False).computed == 0
+
+
+def test_kill_midway_then_resume_computes_only_missing(tmp_path, randml_cmd, cli_env):
+    store = tmp_path / "store"
+    args = [*randml_cmd, "run", "experiment=smoke", "protocol.repeats=6", "n_jobs=1", "progress=false",
+            f"store_dir={store}", f"hydra.run.dir={tmp_path}/logs"]
+    proc = subprocess.Popen(args, env=cli_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    part_dir = store / "smoke"
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list(part_dir.glob("part-*.parquet"))) < 2:
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    n_parts = len(list(part_dir.glob("part-*.parquet")))
+    assert n_parts >= 2
+    before = load("smoke", store=store)
+    total = 2 * 6 * 3 * 24
+    assert 0 < len(before) < total, "the run must be killed midway for this test to mean anything"
+    out = subprocess.run(args, env=cli_env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert f"computed {total - len(before)} cells" in out.stderr
+    after = load("smoke", store=store)
+    assert len(after) == after["key"].nunique() == total
+    # rows written before the kill are untouched
+    kept = after.set_index("key").loc[before["key"], "timestamp"]
+    assert (kept.values == before.set_index("key")["timestamp"].values).all()
+
+
+def test_failed_cell_is_recorded_not_retried(compose, tmp_path, temp_dataset):
+    rng = np.random.default_rng(0)
+    X = rng.random((60, 3))
+    y = np.repeat([0, 1], 30)
+    X[:, 1] = 0.0
+    temp_dataset("tiny-test", X, y)
+    spec = compose("experiment=smoke", "experiment.datasets=[tiny-test]", "model=lssvm",
+                   "models.lssvm.grid.gamma=[nan,1.0]")  # a NaN kernel cannot be solved
+    s = run(spec, tmp_path, n_jobs=1, progress=False)
+    frame = load("smoke", store=tmp_path)
+    assert s.computed == len(frame) == 3 * 2 * 2
+    failed = frame[frame.status == "failed"]
+    assert s.failed == len(failed) == 6 and failed["p_gamma"].isna().all()
+    assert failed["error"].str.contains("LinAlgError|non-finite|NaN|nan|infs", regex=True).all()
+    assert (frame[frame.status == "ok"]["gmean"] >= 0).all()
+    # recorded, not retried on the next run; retried only on request
+    assert run(spec, tmp_path, n_jobs=1, progress=False).computed == 0
+    assert run(spec, tmp_path, n_jobs=1, progress=False, retry_failed=True).computed == 6
+
+
+def test_bad_input_errors_name_the_problem(compose, temp_dataset):
+    with pytest.raises(ConfigError, match=r"did you mean 'heart'"):
+        compose("experiment=smoke", "experiment.datasets=[hearr]")
+    with pytest.raises(ConfigError, match=r"models.svm.grid.Cc is not a parameter of SVM; did you mean 'C'"):
+        compose("experiment=smoke", "+models.svm.grid.Cc=[1.0]")
+    with pytest.raises(ConfigError, match=r"protocol.n_splits must be an integer"):
+        compose("experiment=smoke", "protocol.n_splits=ten")
+    with pytest.raises(ConfigError, match=r"models.eem.grid.n_hidden' must be a non-empty list"):
+        compose("experiment=smoke", "models.eem.grid.n_hidden=5")
+    with pytest.raises(ConfigError, match="no experiment selected"):
+        compose()
+    X = np.random.default_rng(1).random((40, 4))
+    X[3, 2] = np.nan
+    temp_dataset("nan-test", X, np.repeat([0, 1], 20))
+    with pytest.raises(PlanError, match=r"nan-test.*NaN"):
+        make_plan(compose("experiment=smoke", "experiment.datasets=[nan-test]"))
+    y = np.zeros(40, int)
+    y[:2] = 1  # 2 minority samples: a 3-fold split leaves a test fold without that class
+    temp_dataset("one-class-fold", np.random.default_rng(2).random((40, 4)), y)
+    with pytest.raises(PlanError, match=r"smallest class has 2 samples.*n_splits<=2"):
+        make_plan(compose("experiment=smoke", "experiment.datasets=[one-class-fold]"))
+
+
+def test_cli_end_to_end_produces_table_and_status(tmp_path, randml_cmd, cli_env):
+    common = ["experiment=smoke", "dataset=synthetic-binary", "n_jobs=1", f"store_dir={tmp_path}/store",
+              f"results_dir={tmp_path}/results", f"hydra.run.dir={tmp_path}/logs"]
+    st = subprocess.run([*randml_cmd, "status", *common], env=cli_env, capture_output=True, text=True, timeout=300)
+    assert st.returncode == 0, st.stderr
+    assert "0 done, 0 failed, 72 missing" in st.stdout
+    r = subprocess.run([*randml_cmd, "run", *common], env=cli_env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "computed 72 cells" in r.stderr and "ETA" in r.stderr
+    rep = subprocess.run([*randml_cmd, "report", *common], env=cli_env, capture_output=True, text=True, timeout=300)
+    assert rep.returncode == 0, rep.stderr
+    md = (tmp_path / "results" / "tables" / "smoke.md").read_text()
+    row = next(line for line in md.splitlines() if line.startswith("| synthetic-binary"))
+    assert row.count("±") == 9 and row.count("**") >= 2
+    csv = pd.read_csv(tmp_path / "results" / "tables" / "smoke.csv")
+    frame = load("smoke", store=tmp_path / "store", model="EEM-rbf", inner_fold=-1)
+    best = frame.groupby("params_json")["gmean"].mean().max()
+    assert csv.loc[0, "EEM-rbf mean"] == pytest.approx(best)
+    tex_row = next(l for l in (tmp_path / "results" / "tables" / "smoke.tex").read_text().splitlines()
+                   if l.startswith("synthetic-binary &"))
+    assert tex_row.count("\\pm") == 9 and "\\textbf{" in tex_row
+    bad = subprocess.run([*randml_cmd, "run", "experiment=smoke", "dataset=hearr", f"store_dir={tmp_path}/s"],
+                         env=cli_env, capture_output=True, text=True, timeout=300)
+    assert bad.returncode != 0 and "hearr" in bad.stderr and "heart" in bad.stderr
