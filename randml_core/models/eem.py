@@ -24,15 +24,6 @@ from .kernels import rbf_kernel
 VAR_FLOOR = 1e-12
 
 
-def dcs_gaussian(m1, S1, m2, S2):
-    """Cauchy-Schwarz divergence of N(m1, S1) and N(m2, S2) in 1-D: Eq. (3) as corrected in ERRATA.
-
-    D_CS = ln( ((S1 + S2)/2) / sqrt(S1 S2) ) + (m1 - m2)^2 / (S1 + S2).
-    """
-    S1, S2 = np.asarray(S1, float), np.asarray(S2, float)
-    return np.log(0.5 * (S1 + S2) / np.sqrt(S1 * S2)) + (np.asarray(m1) - np.asarray(m2)) ** 2 / (S1 + S2)
-
-
 def _lw_covariance(H: np.ndarray) -> tuple[np.ndarray, float]:
     """Ledoit-Wolf covariance cov_dagger of Section 4 (zero matrix for a class of < 2 points)."""
     if H.shape[0] < 2:
