@@ -60,7 +60,7 @@ def _cmd_status(cfg) -> None:
     import pandas as pd
     spec = _spec_from_cfg(cfg)
     plan = make_plan(spec)
-    stored = Store(cfg.store_dir, spec.name).read(columns=["key", "status"])
+    stored = Store(cfg.store_dir, spec.store).read(columns=["key", "status"])
     status = dict(zip(stored["key"], stored["status"]))
     counts: dict = {}
     for task, cell in plan.cells():

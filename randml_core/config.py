@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import importlib
 import itertools
 import json
 from dataclasses import dataclass, field
@@ -47,6 +48,11 @@ class ExperimentSpec:
     options: dict = field(default_factory=dict)
     profile: str = "paper"
     columns: list = field(default_factory=list)  # table column order (variant names)
+    store: str = ""   # store directory name; experiments that share cells share a store
+
+    def __post_init__(self):
+        if not self.store:
+            object.__setattr__(self, "store", self.name)
 
     def config_hash(self) -> str:
         payload = {"name": self.name, "datasets": self.datasets, "protocol": self.protocol.__dict__,
@@ -89,6 +95,11 @@ def build_spec(cfg: dict) -> ExperimentSpec:
     if not exp:
         raise ConfigError("no experiment selected: pass experiment=<name> (see conf/experiment/)")
     name = _require(exp, "name", "experiment.", str)
+    for module in exp.get("plugins") or []:  # modules that register paper-specific families
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise ConfigError(f"experiment.plugins: cannot import {module!r} ({exc})") from None
     datasets = list(_require(exp, "datasets", "experiment.", list))
     known = set(list_datasets())
     for ds in datasets:
@@ -130,7 +141,9 @@ def build_spec(cfg: dict) -> ExperimentSpec:
                                   f"{did_you_mean(p, valid)}valid: {', '.join(sorted(valid))}")
             grid[p] = _as_number_list(overrides.get(p, values), f"{where}grid.{p}")
         for vname, fixed in _require(m, "variants", where, dict).items():
-            fixed = dict(fixed or {})
+            if fixed is None:  # `VARIANT: null` in an experiment drops that variant of the family
+                continue
+            fixed = dict(fixed)
             for p in fixed:
                 if p not in valid:
                     raise ConfigError(f"{where}variants.{vname}.{p} is not a parameter of "
@@ -154,14 +167,14 @@ def build_spec(cfg: dict) -> ExperimentSpec:
         protocol = Protocol(kind=kind, test_size=float(p.get("test_size", 0.4)), **ints)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
-    options = {k: v for k, v in exp.items() if k not in ("name", "paper", "datasets", "columns")}
+    options = {k: v for k, v in exp.items() if k not in ("name", "paper", "datasets", "columns", "store")}
     names = [v.name for v in variants]
     columns = list(exp.get("columns") or names)
-    all_names = {n for m in models.values() for n in (m.get("variants") or {})}
+    all_names = {n for m in models.values() for n, v in (m.get("variants") or {}).items() if v is not None}
     for c in columns:
         if c not in all_names:
             raise ConfigError(f"experiment.columns lists {c!r}, which no model variant defines; "
                               f"{did_you_mean(c, names)}variants: {', '.join(names)}")
     columns = [c for c in columns if c in names]
     return ExperimentSpec(name, str(exp.get("paper", "")), datasets, variants, protocol, options,
-                          str(profile.get("name", "paper")), columns)
+                          str(profile.get("name", "paper")), columns, str(exp.get("store") or name))

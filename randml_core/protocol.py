@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
 
-KINDS = ("repeated_stratified_kfold", "holdout")
+KINDS = ("repeated_stratified_kfold", "holdout", "full")
 
 
 def stable_int(*parts) -> int:
@@ -56,6 +56,8 @@ class Protocol:
             raise ValueError(f"protocol.repeats must be >= 1, got {self.repeats}")
 
     def describe(self) -> str:
+        if self.kind == "full":
+            return f"whole dataset, no test split (analysis) x {self.repeats}, seed {self.seed}"
         if self.kind == "holdout":
             text = f"random {1 - self.test_size:.0%}/{self.test_size:.0%} stratified train/test split x {self.repeats}"
         else:
@@ -66,6 +68,8 @@ class Protocol:
 
     def _outer(self, y, dataset: str, repeat: int):
         seed = derive_seed(self.seed, "split", dataset, repeat)
+        if self.kind == "full":
+            return seed, [(np.arange(len(y)), np.arange(0))]
         if self.kind == "holdout":
             sss = StratifiedShuffleSplit(n_splits=1, test_size=self.test_size, random_state=seed)
             return seed, list(sss.split(np.zeros(len(y)), y))

@@ -131,7 +131,7 @@ def run_task(X, y, task: Task, options: dict) -> list[dict]:
     """Evaluate one task's cells (in a worker process). Returns plain result rows."""
     with threadpool_limits(limits=1):
         tr, te = task.split.train, task.split.test
-        Xtr, Xte = _minmax(X[tr], X[te])
+        Xtr, Xte = _minmax(X[tr], X[te]) if len(te) else (_minmax(X[tr])[0], X[te])
         # training-set criteria (EEM Table 6) are only needed on outer folds
         opts = {**options, "train_criteria": bool(options.get("train_criteria")) and task.split.inner < 0}
         split = Split(Xtr, y[tr], Xte, task.split.model_seed, opts)
@@ -148,7 +148,7 @@ def run_task(X, y, task: Task, options: dict) -> list[dict]:
                        "converged": bool(r.converged), "fit_seconds": r.fit_seconds,
                        "predict_seconds": r.predict_seconds}
                 row.update({f"p_{k}": v for k, v in c.params.items()})
-                if r.error is None:
+                if r.error is None and len(te):
                     row.update(classification_scores(y[te], r.y_pred, labels))
                 else:
                     row.update({"gmean": np.nan, "balanced_accuracy": np.nan, "accuracy": np.nan})
@@ -207,7 +207,7 @@ class RunSummary:
 def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool = True,
         retry_failed: bool = False) -> RunSummary:
     t0 = time.monotonic()
-    store = Store(store_root, spec.name)
+    store = Store(store_root, spec.store)
     store.cleanup_temp()
     plan = make_plan(spec)
     for name, reason in plan.unavailable.items():

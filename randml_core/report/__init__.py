@@ -29,15 +29,17 @@ def build_report(spec: ExperimentSpec, store_dir: str, results_dir: str) -> list
     from ..runner import make_plan  # plan = which keys belong to this config; no model is called
     plan = make_plan(spec)
     keys = {c.key for _, c in plan.cells()}
-    frame = Store(store_dir, spec.name).read()
+    frame = Store(store_dir, spec.store).read()
     frame = frame[frame["key"].isin(keys)].reset_index(drop=True) if len(frame) else frame
     ctx = ReportContext(spec, frame, len(keys),
                         {n: d.source for n, d in plan.datasets.items()},
                         {n: d.substitute_of for n, d in plan.datasets.items() if d.is_substitute},
                         plan.unavailable, Path(results_dir), short_version())
-    module_name = spec.options.get("report")
-    if not module_name:
+    modules = spec.options.get("report")
+    if not modules:
         raise SystemExit(f"randml: experiment {spec.name!r} names no report module (experiment.report)")
-    paths = importlib.import_module(module_name).build(ctx)
+    paths = []
+    for module_name in [modules] if isinstance(modules, str) else modules:
+        paths += importlib.import_module(module_name).build(ctx)
     print("\nwrote:", *[f"  {p}" for p in paths], sep="\n", file=sys.stdout)
     return paths

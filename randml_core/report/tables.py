@@ -160,3 +160,21 @@ class Table:
         self.to_frame().to_csv(paths[1], index=False)
         paths[2].write_text(self.to_latex())
         return paths
+
+
+def select_by_criterion(frame: pd.DataFrame, criterion: str, metric: str = "gmean") -> pd.DataFrame:
+    """Per outer fold, pick the params maximising a per-cell *training* criterion (no CV), then
+    score that fold with them; summarised per (dataset, model) like :func:`select_best`."""
+    rows = outer_rows(frame)
+    rows = rows[rows["status"] == "ok"] if "status" in rows.columns else rows
+    if criterion not in rows.columns:
+        return pd.DataFrame(columns=["dataset", "model", "mean", "std", "n_folds", "n_failed", "n_bounded",
+                                     "params_json"])
+    rows = rows[rows[criterion].notna()].sort_values("params_json", kind="stable")
+    picks = rows.loc[rows.groupby(["dataset", "model", "repeat", "fold"], sort=False)[criterion].idxmax()]
+    res = picks.groupby(["dataset", "model"], sort=False).agg(
+        mean=(metric, "mean"), std=(metric, "std"), n_folds=(metric, "size"),
+        n_bounded=("converged", lambda s: int((~s.astype(bool)).sum())),
+        params_json=("params_json", lambda s: s.value_counts().index[0]))
+    res["n_failed"] = 0
+    return res.reset_index()

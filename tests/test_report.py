@@ -1,0 +1,62 @@
+"""Selection rules and table writers on hand-made frames."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from randml_core.report.tables import Table, select_best, select_by_criterion, select_nested
+
+
+def frame():
+    rows = []
+    # dataset d, model M, two settings; outer folds 0..2, inner folds 0..1 per outer fold
+    scores = {"A": [0.9, 0.7, 0.8], "B": [0.6, 0.95, 0.85]}   # A mean 0.8, B mean 0.8
+    inner = {"A": {0: 0.9, 1: 0.5, 2: 0.7}, "B": {0: 0.4, 1: 0.8, 2: 0.6}}
+    crit = {"A": [1.0, 3.0, 0.5], "B": [2.0, 1.0, 0.7]}
+    for p in ("A", "B"):
+        for f in range(3):
+            rows.append(dict(dataset="d", model="M", params_json=p, repeat=0, fold=f, inner_fold=-1,
+                             gmean=scores[p][f], status="ok", converged=True, x_c=crit[p][f]))
+            for i in range(2):
+                rows.append(dict(dataset="d", model="M", params_json=p, repeat=0, fold=f, inner_fold=i,
+                                 gmean=inner[p][f], status="ok", converged=True, x_c=np.nan))
+    return pd.DataFrame(rows)
+
+
+def test_select_best_ties_go_to_first_params_and_std_is_over_folds():
+    s = select_best(frame()).iloc[0]
+    assert s["params_json"] == "A" and s["mean"] == pytest.approx(0.8)
+    assert s["std"] == pytest.approx(np.std([0.9, 0.7, 0.8], ddof=1)) and s["n_folds"] == 3
+
+
+def test_select_best_skips_settings_with_failed_folds():
+    f = frame()
+    f.loc[(f.params_json == "A") & (f.fold == 1) & (f.inner_fold == -1), ["status", "gmean"]] = ["failed", np.nan]
+    s = select_best(f).iloc[0]
+    assert s["params_json"] == "B" and s["mean"] == pytest.approx(0.8)
+
+
+def test_nested_selection_uses_inner_folds_per_outer_fold():
+    s = select_nested(frame()).iloc[0]
+    # fold 0 picks A (0.9 > 0.4) -> 0.9; fold 1 picks B (0.8 > 0.5) -> 0.95; fold 2 picks A (0.7 > 0.6) -> 0.8
+    assert s["mean"] == pytest.approx(np.mean([0.9, 0.95, 0.8])) and s["n_folds"] == 3
+
+
+def test_criterion_selection_per_fold():
+    s = select_by_criterion(frame(), "x_c").iloc[0]
+    # fold 0: B (2.0) -> 0.6; fold 1: A (3.0) -> 0.7; fold 2: B (0.7) -> 0.85
+    assert s["mean"] == pytest.approx(np.mean([0.6, 0.7, 0.85]))
+
+
+def test_table_marks_best_and_notes_missing_data(tmp_path):
+    summary = pd.DataFrame([
+        dict(dataset="d", model="X", mean=0.81234, std=0.05, n_folds=10, n_failed=0, n_bounded=0, params_json="{}"),
+        dict(dataset="d", model="Y", mean=0.7, std=0.01, n_folds=10, n_failed=2, n_bounded=0, params_json="{}")])
+    t = Table("T", ["d", "e"], ["X", "Y"], summary, {"e": "needs download: `make data`"}, ["footer line"], stamp="abc")
+    md = t.to_markdown()
+    assert "| d | **0.812 ± 0.050** | 0.700 ± 0.010 (2 failed) |" in md
+    assert "| e | needs download: `make data` | needs download: `make data` |" in md
+    assert "- footer line" in md
+    paths = t.write(tmp_path / "t")
+    csv = pd.read_csv(paths[1])
+    assert csv.loc[0, "best"] == "X" and csv.loc[0, "generated_by"] == "abc"
+    assert "\\textbf{0.812 $\\pm$ 0.050}" in paths[2].read_text()
