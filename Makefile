@@ -28,25 +28,27 @@ $(STAMP): pyproject.toml Makefile
 
 venv: $(STAMP)
 
+# $(call experiment,NAME): run the cells not yet stored, then rebuild the artefacts from the store.
+define experiment
+	$(RANDML) run experiment=$(1) $(RUN_OPTS)
+	$(RANDML) report experiment=$(1) $(RUN_OPTS)
+endef
+
 table4: $(STAMP)
-	$(RANDML) run experiment=eem_table4 $(RUN_OPTS)
-	$(RANDML) report experiment=eem_table4 $(RUN_OPTS)
+	$(call experiment,eem_table4)
 
 # The other EEM artefacts. Table 6 reuses Table 4's cells (same store); the others have their own.
 table1: $(STAMP)
-	$(RANDML) run experiment=eem_table1 $(RUN_OPTS)
-	$(RANDML) report experiment=eem_table1 $(RUN_OPTS)
+	$(call experiment,eem_table1)
 
 table3: $(STAMP)
 	$(PY) -m experiments.eem.table3
 
 table6: $(STAMP)
-	$(RANDML) run experiment=eem_table6 $(RUN_OPTS)
-	$(RANDML) report experiment=eem_table6 $(RUN_OPTS)
+	$(call experiment,eem_table6)
 
 fig3: $(STAMP)
-	$(RANDML) run experiment=eem_fig3 $(RUN_OPTS)
-	$(RANDML) report experiment=eem_fig3 $(RUN_OPTS)
+	$(call experiment,eem_fig3)
 
 eem: table3 table4 table6 table1 fig3
 

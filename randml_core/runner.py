@@ -23,7 +23,7 @@ from joblib import Parallel, delayed
 from threadpoolctl import threadpool_limits
 
 from .config import ExperimentSpec, Variant
-from .data import SourceUnavailableError, load_dataset
+from .data import DataSourceError, load_dataset
 from .metrics import classification_scores
 from .models.grid import FAMILIES, Split
 from .protocol import SplitSpec
@@ -101,7 +101,7 @@ def make_plan(spec: ExperimentSpec) -> Plan:
     for name in spec.datasets:
         try:
             ds = load_dataset(name)
-        except SourceUnavailableError as exc:
+        except DataSourceError as exc:  # needs a download (or the download/cache failed): say so, go on
             unavailable[name] = str(exc)
             continue
         except Exception as exc:

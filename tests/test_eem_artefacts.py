@@ -40,3 +40,17 @@ def test_table6_shares_the_table4_store_and_cells(compose):
     keys4 = {c.key for _, c in make_plan(t4).cells()}
     keys6 = {c.key for _, c in make_plan(t6).cells()}
     assert keys6 < keys4  # every Table 6 cell is a Table 4 outer cell: nothing is recomputed
+
+
+def test_table3_rows_follow_the_registry_and_flag_deviations(monkeypatch, tmp_path):
+    from experiments.eem.table3 import table3_frame
+    monkeypatch.setenv("RANDML_DATA_CACHE", str(tmp_path))  # an empty download cache
+    t = table3_frame().set_index("dataset")
+    assert t.loc["australian", "n x d"] == "690x14" and t.loc["australian", "matches reference"] == "yes"
+    # documented deviations are flagged, not hidden
+    assert t.loc["breast-cancer", "matches reference"] == "no (ref 683x10)"
+    assert t.loc["car-evaluation", "class ratio"].startswith("11.9:1")
+    assert t.loc["isolet", "matches reference"] == "needs download: `make data`"
+    assert t.loc["optdigits-8-keel", "substitute for"] == "isolet"
+    assert list(t.index[:9]) == ["australian", "breast-cancer", "diabetes", "german.numer", "heart", "ionosphere",
+                                 "liver-disorders", "sonar", "splice"]

@@ -1,6 +1,6 @@
 """ELM ridge-regression boosting (Andrecut, 2023, "ELM Ridge Regression Boosting").
 
-Equation numbers refer to ``/work/shared/papers/elm_ridge_boosting.txt``.  Known
+Equation numbers refer to ``../shared/papers/elm_ridge_boosting.txt``.  Known
 misprints (see ``ERRATA.md``) are followed in their corrected form:
 
 * Eq. (4) prints ``(H H^T + lambda I)^-1 H^T Y``; the ``J x J`` system of Eq. (8),

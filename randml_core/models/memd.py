@@ -1,8 +1,8 @@
 """MeMd: generative maximum-entropy naive Bayes with maximum-discrimination feature ranking.
 
 Dukkipati, Pandey, Ghoshdastidar, Koley, Sriram, "Generative Maximum Entropy Learning for
-Multiclass Classification" (``/work/shared/papers/memd_generative_maxent.txt``; open choices and
-misprints in ``/work/shared/papers/ERRATA.md``, MeMd section).
+Multiclass Classification" (``../shared/papers/memd_generative_maxent.txt``; open choices and
+misprints in ``../shared/papers/ERRATA.md``, MeMd section).
 
 Per class ``c`` and feature ``i`` the marginal is the maximum-entropy (ME) density of Eq. (16)
 under 1 moment constraint (E[x]) or 2 moment constraints (E[x], E[x^2]), fitted to the sample

@@ -1,8 +1,8 @@
 """Principle of Relevant Information (PRI) solved by Sequential Minimal Optimization.
 
 Paper: L. G. Sanchez Giraldo, "A Sequential Minimal Optimization for the Principle of
-Relevant Information" (``/work/shared/papers/pri_smo.txt``), with the corrections of
-``/work/shared/papers/ERRATA.md`` (PRI-SMO section).
+Relevant Information" (``../shared/papers/pri_smo.txt``), with the corrections of
+``../shared/papers/ERRATA.md`` (PRI-SMO section).
 
 Given a sample ``x_1..x_N`` the PRI looks for a density ``f = sum_i beta_i k_sigma(x_i, .)``
 (Eq. 9) on the simplex that trades entropy against Cauchy-Schwarz divergence from the

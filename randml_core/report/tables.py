@@ -178,3 +178,25 @@ def select_by_criterion(frame: pd.DataFrame, criterion: str, metric: str = "gmea
         params_json=("params_json", lambda s: s.value_counts().index[0]))
     res["n_failed"] = 0
     return res.reset_index()
+
+
+def _tex_escape(s: str) -> str:
+    return (str(s).replace("\\", "\\textbackslash{}").replace("&", "\\&").replace("%", "\\%")
+            .replace("_", "\\_").replace("#", "\\#").replace("±", "$\\pm$").replace("`", ""))
+
+
+def frame_markdown(frame: pd.DataFrame) -> str:
+    """A plain frame as a markdown table (no extra dependency)."""
+    head = "| " + " | ".join(map(str, frame.columns)) + " |"
+    sep = "|" + "---|" * len(frame.columns)
+    body = ["| " + " | ".join("" if pd.isna(v) else str(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join([head, sep, *body])
+
+
+def frame_latex(frame: pd.DataFrame) -> str:
+    """A plain frame as a LaTeX tabular."""
+    lines = [f"\\begin{{tabular}}{{{'l' * len(frame.columns)}}}", "\\hline",
+             " & ".join(_tex_escape(c) for c in frame.columns) + " \\\\", "\\hline"]
+    lines += [" & ".join("" if pd.isna(v) else _tex_escape(v) for v in row) + " \\\\"
+              for row in frame.itertuples(index=False)]
+    return "\n".join(lines + ["\\hline", "\\end{tabular}", ""])
