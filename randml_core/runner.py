@@ -127,6 +127,12 @@ def _minmax(train: np.ndarray, *others: np.ndarray):
     return [(a - lo) / span for a in (train, *others)]
 
 
+def _status(error: str | None) -> str:
+    if error is None:
+        return "ok"
+    return "skipped" if error.startswith("skipped:") else "failed"
+
+
 def run_task(X, y, task: Task, options: dict) -> list[dict]:
     """Evaluate one task's cells (in a worker process). Returns plain result rows."""
     with threadpool_limits(limits=1):
@@ -144,7 +150,7 @@ def run_task(X, y, task: Task, options: dict) -> list[dict]:
             results = FAMILIES[family].evaluate(split, [c.params for c in cells])
             for c, r in zip(cells, results):
                 row = {"key": c.key, "model": c.variant.name, "family": family, "params_json": c.params_json,
-                       "status": "ok" if r.error is None else "failed", "error": r.error,
+                       "status": _status(r.error), "error": r.error,
                        "converged": bool(r.converged), "fit_seconds": r.fit_seconds,
                        "predict_seconds": r.predict_seconds}
                 row.update({f"p_{k}": v for k, v in c.params.items()})
@@ -249,7 +255,7 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
                           "n_train": len(task.split.train), "n_test": len(task.split.test), "timestamp": stamp})
             store.write(rows)
             computed += len(rows)
-            failed += sum(r["status"] == "failed" for r in rows)
+            failed += sum(r["status"] != "ok" for r in rows)
             bounded += sum(not r["converged"] for r in rows)
             bar.update(len(rows))
     if len(store.parts()) > 64:

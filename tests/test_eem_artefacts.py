@@ -54,3 +54,24 @@ def test_table3_rows_follow_the_registry_and_flag_deviations(monkeypatch, tmp_pa
     assert t.loc["optdigits-8-keel", "substitute for"] == "isolet"
     assert list(t.index[:9]) == ["australian", "breast-cancer", "diabetes", "german.numer", "heart", "ionosphere",
                                  "liver-disorders", "sonar", "splice"]
+
+
+def test_table5_claims_ratio_logic():
+    import pandas as pd
+    from experiments.eem.table5 import claims
+    rows = []
+    for d, n, welm, eem, svm in [("small", 300, 1.0, 1.2, 2.0), ("big", 5000, 4.0, 2.5, 40.0)]:
+        for a in ("sig", "nsig", "rbf"):
+            rows += [dict(dataset=d, model=f"WELM-{a}", seconds=welm, n_train=n),
+                     dict(dataset=d, model=f"EEM-{a}", seconds=eem, n_train=n)]
+        rows.append(dict(dataset=d, model="SVM-rbf", seconds=svm, n_train=n))
+    got = {c["claim"].split(" (")[0].split(":")[0]: c for c in claims(pd.DataFrame(rows))}
+    comparable = got["EEM trains in time comparable to ELM"]
+    assert comparable["held"] and "0.62-1.20" in comparable["evidence"]      # 2.5/4 and 1.2/1
+    faster_svm = got["EEM much faster than SVM-rbf on the larger sets"]
+    assert faster_svm["held"] and "16.0" in faster_svm["evidence"]            # 40 / 2.5 on the one big set
+    largest = got["EEM 1.5-2x faster than ELM on the largest set"]
+    assert largest["held"] and "big" in largest["claim"]                      # 4 / 2.5 = 1.6
+    rows[-1]["seconds"] = 6.0                                                 # SVM only 2.4x slower
+    assert not {c["claim"].split(":")[0]: c for c in claims(pd.DataFrame(rows))}[
+        "EEM much faster than SVM-rbf on the larger sets (n_train >= 2000)"]["held"]

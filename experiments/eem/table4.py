@@ -15,6 +15,14 @@ from randml_core.report.tables import Table, select_best, select_nested
 TITLE = "EEM Table 4 — GMean on the UCI datasets"
 
 
+def _size_limits(options: dict) -> str:
+    limits = {f: options[f"{f}_max_train"] for f in ("lssvm", "svm") if options.get(f"{f}_max_train")}
+    if not limits:
+        return ""
+    return ("Not run above a training size (an N x N kernel): " +
+            ", ".join(f"{f} > {n} rows" for f, n in limits.items()) + ". ")
+
+
 def _footer(ctx, rule: str, summary: pd.DataFrame) -> list[str]:
     spec, frame = ctx.spec, ctx.frame
     versions = sorted(set(frame["code_version"].str[:10] + frame["code_dirty"].map({True: "+dirty", False: ""})))\
@@ -27,6 +35,7 @@ def _footer(ctx, rule: str, summary: pd.DataFrame) -> list[str]:
         "Features min-max scaled to [0, 1] per feature, scaler fitted on the training fold only.",
         "Grids (Section 7): h in {50,100,250,500,1000}; gamma in 1e-10..1e0; C in 1e-1..1e10"
         if spec.profile == "paper" else f"Grids reduced by profile {spec.profile!r}.",
+        _size_limits(spec.options) +
         f"libsvm fits bounded at {spec.options.get('svm_max_iter')} iterations; bounded (not converged) cells "
         f"in the whole grid: {int((~frame['converged'].astype(bool)).sum()) if len(frame) else 0}; at the selected "
         f"settings: {int(summary['n_bounded'].sum()) if len(summary) else 0}.",
@@ -49,14 +58,15 @@ def build(ctx) -> list:
     paths = []
     best = select_best(ctx.frame) if len(ctx.frame) else pd.DataFrame(
         columns=["dataset", "model", "mean", "std", "n_folds", "n_failed", "n_bounded", "params_json"])
-    table = Table(TITLE, rows, columns, best, notes,
+    title = spec.options.get("title", TITLE)
+    table = Table(title, rows, columns, best, notes,
                   _footer(ctx, "best mean CV GMean over the grid (the paper's rule; optimistic)", best),
                   stamp=ctx.code_version)
     paths += table.write(ctx.results_dir / "tables" / spec.name)
     print(table.to_markdown())
     if spec.protocol.inner_splits:
         nested = select_nested(ctx.frame)
-        ntable = Table(TITLE + " (nested CV selection)", rows, columns, nested, notes,
+        ntable = Table(title + " (nested CV selection)", rows, columns, nested, notes,
                        _footer(ctx, f"nested CV, {spec.protocol.inner_splits} inner folds per outer fold", nested),
                        stamp=ctx.code_version)
         paths += ntable.write(ctx.results_dir / "tables" / f"{spec.name}_nested")

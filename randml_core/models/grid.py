@@ -189,6 +189,22 @@ def evaluate_eekm(split: Split, settings: list[dict]) -> list[CellResult]:
     return out
 
 
+def _too_large(split: Split, family: str, settings: list[dict]) -> list[CellResult] | None:
+    """Kernel families hold N x N matrices: above ``<family>_max_train`` rows they are skipped."""
+    limit = split.options.get(f"{family}_max_train")
+    n = split.X_train.shape[0]
+    if limit is None or n <= int(limit):
+        return None
+    msg = (f"skipped: {n} training rows > experiment.{family}_max_train={limit} (an {n} x {n} kernel); "
+           f"raise the limit to run it")
+    return [CellResult(p, None, error=msg) for p in settings]
+
+
+def _drop_kernel(split: Split, gamma: float) -> None:
+    """Free a gamma's kernel matrices once a family is done with them (memory on large sets)."""
+    split.cache.pop(("k", gamma), None)
+
+
 def _full_kernel(split: Split, gamma: float):
     Dtr, Dte, d_secs = _sq_dists(split)
     (Ktr, Kte), k_secs = split.cached(("k", gamma), lambda: (rbf_from_sq(Dtr, gamma), rbf_from_sq(Dte, gamma)))
@@ -197,6 +213,9 @@ def _full_kernel(split: Split, gamma: float):
 
 def evaluate_lssvm(split: Split, settings: list[dict]) -> list[CellResult]:
     classes, t = _binary(split)
+    skipped = _too_large(split, "lssvm", settings)
+    if skipped:
+        return skipped
     by_gamma: dict[float, list[int]] = {}
     for i, p in enumerate(settings):
         by_gamma.setdefault(float(p["gamma"]), []).append(i)
@@ -217,27 +236,34 @@ def evaluate_lssvm(split: Split, settings: list[dict]) -> list[CellResult]:
                     raise FloatingPointError("non-finite LS-SVM decision values (ill-conditioned system)")
                 return CellResult(params, classes[(score >= 0).astype(int)], share, pred_s)
             out[i] = _guard(settings[i], one)
+        _drop_kernel(split, gamma)
     return out
 
 
 def evaluate_svm(split: Split, settings: list[dict]) -> list[CellResult]:
     classes, t = _binary(split)
+    skipped = _too_large(split, "svm", settings)
+    if skipped:
+        return skipped
     max_iter = int(split.options.get("svm_max_iter", 100_000))
-    out = []
-    for params in settings:
-        def one(params=params):
-            gamma = float(params["gamma"])
-            Ktr, Kte, k_secs = _full_kernel(split, gamma)
-            mi = int(params.get("max_iter", max_iter))
-            (svc, converged), fit_s = _timed(lambda: fit_svc(Ktr, split.y_train, float(params["C"]), gamma, mi,
-                                                             kernel="precomputed"))
-            y_pred, pred_s = _timed(lambda: svc.predict(Kte))
-            extras = {"n_support": int(svc.n_support_.sum()), "n_iter": int(np.max(svc.n_iter_))}
-            if split.options.get("train_criteria"):
-                z = svc.decision_function(Ktr) * (1.0 if svc.classes_[1] == classes[1] else -1.0)
-                extras.update(_criteria(split, z, t))
-            return CellResult(params, y_pred, fit_s + k_secs, pred_s, converged, extras=extras)
-        out.append(_guard(params, one))
+    out: list[CellResult | None] = [None] * len(settings)
+    by_gamma: dict[float, list[int]] = {}
+    for i, p in enumerate(settings):
+        by_gamma.setdefault(float(p["gamma"]), []).append(i)
+    for gamma, idx in by_gamma.items():
+        for i in idx:
+            def one(params=settings[i]):
+                Ktr, Kte, k_secs = _full_kernel(split, gamma)
+                mi = int(params.get("max_iter", max_iter))
+                (svc, converged), fit_s = _timed(lambda: fit_svc(Ktr, split.y_train, float(params["C"]), gamma,
+                                                                 mi, kernel="precomputed"))
+                y_pred, pred_s = _timed(lambda: svc.predict(Kte))
+                extras = {"n_support": int(svc.n_support_.sum()), "n_iter": int(np.max(svc.n_iter_))}
+                if split.options.get("train_criteria"):
+                    extras.update(_criteria(split, svc.decision_function(Ktr), t))
+                return CellResult(params, y_pred, fit_s + k_secs, pred_s, converged, extras=extras)
+            out[i] = _guard(settings[i], one)
+        _drop_kernel(split, gamma)
     return out
 
 

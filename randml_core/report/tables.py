@@ -33,13 +33,14 @@ def select_best(frame: pd.DataFrame, metric: str = "gmean") -> pd.DataFrame:
         pool = pool[pool["mean"].notna()]
         if pool.empty:
             out.append({"dataset": ds, "model": model, "mean": np.nan, "std": np.nan, "n_folds": 0,
-                        "n_failed": int(stats["n_failed"].sum()), "n_bounded": 0, "params_json": None})
+                        "n_failed": int(stats["n_failed"].sum()), "n_bounded": 0, "params_json": None,
+                        "skipped": bool((g["status"] == "skipped").all())})
             continue
         best = pool["mean"].idxmax()
         row = stats.loc[best]
         out.append({"dataset": ds, "model": model, "mean": row["mean"], "std": row["std"],
                     "n_folds": int(row["n_folds"]), "n_failed": int(row["n_failed"]),
-                    "n_bounded": int(row["n_bounded"]), "params_json": best})
+                    "n_bounded": int(row["n_bounded"]), "params_json": best, "skipped": False})
     return pd.DataFrame(out)
 
 
@@ -107,6 +108,8 @@ class Table:
         r = self._lookup().get((d, m))
         if r is None or r.n_folds == 0 or pd.isna(r.mean):
             failed = 0 if r is None else r.n_failed
+            if r is not None and getattr(r, "skipped", False) is True:
+                return "not run (n above the kernel size limit)"
             return f"failed ({failed} cells)" if failed else "missing"
         std = 0.0 if pd.isna(r.std) else r.std
         text = f"{r.mean:.{self.digits}f} ± {std:.{self.digits}f}"
