@@ -26,7 +26,8 @@ class DCSCorrelationProbe(BaseEstimator):
     """Spearman correlation between D_CS and its optimised term over random layers and betas.
 
     Fitted: ``spearman_`` (over all n_layers x n_betas pairs), ``spearman_per_layer_`` (one per layer),
-    ``dcs_`` and ``term_`` (n_layers, n_betas).
+    ``dcs_`` and ``term_`` (n_layers, n_betas), ``saturated_fraction_`` (mean share of hidden units that
+    are constant on the whole dataset: the sigmoid saturation of Section 7.3).
     """
 
     def __init__(self, n_hidden=100, activation="rbf", n_layers=100, n_betas=100, random_state=None):
@@ -42,12 +43,14 @@ class DCSCorrelationProbe(BaseEstimator):
         pos = y == np.unique(y)[1]
         streams = np.random.SeedSequence(int_seed(self.random_state)).spawn(int(self.n_layers))
         h = int(self.n_hidden)
+        saturated = []
         dcs = np.empty((len(streams), int(self.n_betas)))
         term = np.empty_like(dcs)
         for i, ss in enumerate(streams):
             layer_seed, beta_seed = ss.spawn(2)
             W, b = draw_hidden(X.shape[1], h, int(layer_seed.generate_state(1)[0]))
             H = activate(X, W, b, self.activation)
+            saturated.append(float(np.mean(np.ptp(H, axis=0) < 1e-6)))  # units constant on every row
             (Sp, _), (Sn, _) = _lw_covariance(H[pos]), _lw_covariance(H[~pos])
             B = np.random.default_rng(beta_seed).standard_normal((int(self.n_betas), h))
             mp, mn = B @ H[pos].mean(0), B @ H[~pos].mean(0)
@@ -57,6 +60,7 @@ class DCSCorrelationProbe(BaseEstimator):
             term[i] = (mp - mn) ** 2 / (sp + sn)
         ok = np.isfinite(dcs) & np.isfinite(term)
         self.dcs_, self.term_ = dcs, term
+        self.saturated_fraction_ = float(np.mean(saturated))
         self.spearman_ = float(spearmanr(dcs[ok], term[ok]).statistic)
         self.spearman_per_layer_ = np.array([spearmanr(d[m], t[m]).statistic if m.sum() > 2 else np.nan
                                              for d, t, m in zip(dcs, term, ok)])
@@ -71,9 +75,10 @@ def evaluate_probe(split: Split, settings: list[dict]) -> list[CellResult]:
                                  .fit(split.X_train, split.y_train))
             return CellResult(params, None, secs, 0.0, extras={
                 "spearman": probe.spearman_, "spearman_layer_mean": float(np.nanmean(probe.spearman_per_layer_)),
-                "spearman_layer_std": float(np.nanstd(probe.spearman_per_layer_))})
+                "spearman_layer_std": float(np.nanstd(probe.spearman_per_layer_)),
+                "saturated_fraction": probe.saturated_fraction_})
         out.append(_guard(params, one))
     return out
 
 
-register_family(Family("eem_dcs_probe", DCSCorrelationProbe, "1", evaluate_probe))
+register_family(Family("eem_dcs_probe", DCSCorrelationProbe, "2", evaluate_probe))
