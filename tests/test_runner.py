@@ -213,3 +213,16 @@ def test_cli_end_to_end_produces_table_and_status(tmp_path, randml_cmd, cli_env)
     bad = subprocess.run([*randml_cmd, "run", "experiment=smoke", "dataset=hearr", f"store_dir={tmp_path}/s"],
                          env=cli_env, capture_output=True, text=True, timeout=300)
     assert bad.returncode != 0 and "hearr" in bad.stderr and "heart" in bad.stderr
+
+
+def test_fast_plan_keys_equal_the_reference_cell_key(compose):
+    from randml_core.runner import cell_key
+    spec = compose("experiment=eem_table4", "dataset=heart", "protocol.inner_splits=2")
+    plan = make_plan(spec)
+    ds = plan.datasets["heart"]
+    checked = 0
+    for task in plan.tasks[::7]:
+        for cell in task.cells[::13]:
+            assert cell.key == cell_key(ds.data_hash, spec, task.split, cell.variant.family, cell.params_json)
+            checked += 1
+    assert checked > 100

@@ -15,6 +15,21 @@ def outer_rows(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[frame["inner_fold"] == -1] if "inner_fold" in frame.columns else frame
 
 
+SUMMARY_COLUMNS = ["dataset", "model", "mean", "std", "n_folds", "n_failed", "n_bounded", "params_json", "skipped"]
+
+
+def _flags(rows: pd.DataFrame) -> pd.DataFrame:
+    return rows.assign(_ok=rows["status"] == "ok", _bounded=~rows["converged"].astype(bool),
+                       _skipped=rows["status"] == "skipped")
+
+
+def _pick_max(stats: pd.DataFrame, by: list[str], score: str = "mean") -> pd.DataFrame:
+    """Row with the largest ``score`` per group; ties go to the first params_json in sorted order."""
+    order = stats.sort_values([*by, score, "params_json"], ascending=[True] * len(by) + [False, True],
+                              kind="stable")
+    return order.drop_duplicates(by, keep="first")
+
+
 def select_best(frame: pd.DataFrame, metric: str = "gmean") -> pd.DataFrame:
     """Per (dataset, model): the params with the best mean outer-fold ``metric`` (the paper's rule).
 
@@ -22,58 +37,47 @@ def select_best(frame: pd.DataFrame, metric: str = "gmean") -> pd.DataFrame:
     to the first setting in canonical parameter order. Returns one row per (dataset, model) with
     mean, std (over all outer folds of all repeats), n_folds, n_failed, n_bounded and params_json.
     """
-    out = []
-    for (ds, model), g in outer_rows(frame).groupby(["dataset", "model"], sort=False):
-        stats = g.groupby("params_json", sort=True).agg(
-            mean=(metric, "mean"), std=(metric, "std"), n_folds=(metric, "size"),
-            n_failed=("status", lambda s: int((s != "ok").sum())),
-            n_bounded=("converged", lambda s: int((~s.astype(bool)).sum())))
-        eligible = stats[stats["n_failed"] == 0]
-        pool = eligible if len(eligible) else stats
-        pool = pool[pool["mean"].notna()]
-        if pool.empty:
-            out.append({"dataset": ds, "model": model, "mean": np.nan, "std": np.nan, "n_folds": 0,
-                        "n_failed": int(stats["n_failed"].sum()), "n_bounded": 0, "params_json": None,
-                        "skipped": bool((g["status"] == "skipped").all())})
-            continue
-        best = pool["mean"].idxmax()
-        row = stats.loc[best]
-        out.append({"dataset": ds, "model": model, "mean": row["mean"], "std": row["std"],
-                    "n_folds": int(row["n_folds"]), "n_failed": int(row["n_failed"]),
-                    "n_bounded": int(row["n_bounded"]), "params_json": best, "skipped": False})
-    return pd.DataFrame(out)
+    rows = _flags(outer_rows(frame))
+    if rows.empty:
+        return pd.DataFrame(columns=SUMMARY_COLUMNS)
+    keys = ["dataset", "model"]
+    stats = rows.groupby([*keys, "params_json"], sort=False).agg(
+        mean=(metric, "mean"), std=(metric, "std"), n_folds=(metric, "size"), n_ok=("_ok", "sum"),
+        n_bounded=("_bounded", "sum"), all_skipped=("_skipped", "all")).reset_index()
+    stats["n_failed"] = stats["n_folds"] - stats["n_ok"]
+    clean = stats["n_failed"] == 0
+    has_clean = clean.groupby([stats[k] for k in keys]).transform("any")
+    pool = stats[(clean | ~has_clean) & stats["mean"].notna()]
+    best = _pick_max(pool, keys).assign(skipped=False)
+    groups = stats.groupby(keys, sort=False).agg(n_failed=("n_failed", "sum"), skipped=("all_skipped", "all"))
+    empty = groups.loc[groups.index.difference(best.set_index(keys).index)].reset_index()
+    empty = empty.assign(mean=np.nan, std=np.nan, n_folds=0, n_bounded=0, params_json=None)
+    out = pd.concat([best, empty], ignore_index=True) if len(empty) else best
+    out[["n_folds", "n_failed", "n_bounded"]] = out[["n_folds", "n_failed", "n_bounded"]].astype(int)
+    return out[SUMMARY_COLUMNS].reset_index(drop=True)
 
 
 def select_nested(frame: pd.DataFrame, metric: str = "gmean") -> pd.DataFrame:
     """Nested CV: for each outer fold pick the params by mean ``metric`` over its inner folds,
     then score the outer fold with them. Needs rows with inner_fold >= 0."""
     if "inner_fold" not in frame.columns or not (frame["inner_fold"] >= 0).any():
-        return pd.DataFrame(columns=["dataset", "model", "mean", "std", "n_folds", "n_failed", "n_bounded",
-                                     "params_json"])
-    inner = frame[frame["inner_fold"] >= 0]
-    outer = outer_rows(frame).set_index(["dataset", "model", "repeat", "fold", "params_json"])
-    picks = []
-    for (ds, model, rep, fold), g in inner.groupby(["dataset", "model", "repeat", "fold"], sort=False):
-        stats = g.groupby("params_json", sort=True)[metric].mean()
-        ok = g.groupby("params_json", sort=True)["status"].apply(lambda s: (s == "ok").all())
-        stats = stats[ok] if ok.any() else stats
-        if stats.dropna().empty:
-            continue
-        choice = stats.idxmax()
-        key = (ds, model, rep, fold, choice)
-        if key in outer.index:
-            r = outer.loc[key]
-            picks.append({"dataset": ds, "model": model, "score": r[metric], "status": r["status"],
-                          "converged": r["converged"], "params_json": choice})
-    if not picks:
-        return select_nested(frame.iloc[0:0])
-    p = pd.DataFrame(picks)
-    res = p.groupby(["dataset", "model"], sort=False).agg(
-        mean=("score", "mean"), std=("score", "std"), n_folds=("score", "size"),
-        n_failed=("status", lambda s: int((s != "ok").sum())),
-        n_bounded=("converged", lambda s: int((~s.astype(bool)).sum())),
-        params_json=("params_json", lambda s: s.value_counts().index[0]))
-    return res.reset_index()
+        return pd.DataFrame(columns=SUMMARY_COLUMNS)
+    fold_keys = ["dataset", "model", "repeat", "fold"]
+    inner = _flags(frame[frame["inner_fold"] >= 0])
+    stats = inner.groupby([*fold_keys, "params_json"], sort=False).agg(
+        mean=(metric, "mean"), all_ok=("_ok", "all")).reset_index()
+    has_ok = stats["all_ok"].groupby([stats[k] for k in fold_keys]).transform("any")
+    pool = stats[(stats["all_ok"] | ~has_ok) & stats["mean"].notna()]
+    picks = _pick_max(pool, fold_keys)[[*fold_keys, "params_json"]]
+    outer = _flags(outer_rows(frame))[[*fold_keys, "params_json", metric, "_ok", "_bounded"]]
+    scored = picks.merge(outer, on=[*fold_keys, "params_json"], how="inner")
+    if scored.empty:
+        return pd.DataFrame(columns=SUMMARY_COLUMNS)
+    res = scored.groupby(["dataset", "model"], sort=False).agg(
+        mean=(metric, "mean"), std=(metric, "std"), n_folds=(metric, "size"), n_ok=("_ok", "sum"),
+        n_bounded=("_bounded", "sum"), params_json=("params_json", lambda s: s.value_counts().index[0]))
+    res["n_failed"] = res["n_folds"] - res["n_ok"]
+    return res.reset_index().assign(skipped=False)[SUMMARY_COLUMNS]
 
 
 @dataclass
@@ -90,9 +94,13 @@ class Table:
     stamp: str = ""                # code version that generated the table (CSV column)
 
     def _lookup(self):
-        return {(r.dataset, r.model): r for r in self.summary.itertuples()}
+        if getattr(self, "_lk", None) is None:
+            self._lk = {(r.dataset, r.model): r for r in self.summary.itertuples()}
+        return self._lk
 
     def best_per_row(self) -> dict:
+        if getattr(self, "_best", None) is not None:
+            return self._best
         lk, best = self._lookup(), {}
         for d in self.rows:
             vals = {m: round(lk[(d, m)].mean, self.digits) for m in self.columns
@@ -100,6 +108,7 @@ class Table:
             if vals:
                 target = max(vals.values()) if self.higher_is_better else min(vals.values())
                 best[d] = {m for m, v in vals.items() if v == target}
+        self._best = best
         return best
 
     def cell_text(self, d, m, bold=("**", "**")) -> str:
@@ -171,16 +180,13 @@ def select_by_criterion(frame: pd.DataFrame, criterion: str, metric: str = "gmea
     rows = outer_rows(frame)
     rows = rows[rows["status"] == "ok"] if "status" in rows.columns else rows
     if criterion not in rows.columns:
-        return pd.DataFrame(columns=["dataset", "model", "mean", "std", "n_folds", "n_failed", "n_bounded",
-                                     "params_json"])
-    rows = rows[rows[criterion].notna()].sort_values("params_json", kind="stable")
-    picks = rows.loc[rows.groupby(["dataset", "model", "repeat", "fold"], sort=False)[criterion].idxmax()]
+        return pd.DataFrame(columns=SUMMARY_COLUMNS)
+    rows = _flags(rows[rows[criterion].notna()])
+    picks = _pick_max(rows, ["dataset", "model", "repeat", "fold"], score=criterion)
     res = picks.groupby(["dataset", "model"], sort=False).agg(
-        mean=(metric, "mean"), std=(metric, "std"), n_folds=(metric, "size"),
-        n_bounded=("converged", lambda s: int((~s.astype(bool)).sum())),
+        mean=(metric, "mean"), std=(metric, "std"), n_folds=(metric, "size"), n_bounded=("_bounded", "sum"),
         params_json=("params_json", lambda s: s.value_counts().index[0]))
-    res["n_failed"] = 0
-    return res.reset_index()
+    return res.reset_index().assign(n_failed=0, skipped=False)[SUMMARY_COLUMNS]
 
 
 def _tex_escape(s: str) -> str:
