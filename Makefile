@@ -15,7 +15,7 @@ JOBS     ?= 2
 ARGS     ?=
 RUN_OPTS := profile=$(PROFILE) n_jobs=$(JOBS) $(if $(REPEATS),protocol.repeats=$(REPEATS)) $(if $(INNER),protocol.inner_splits=$(INNER)) $(ARGS)
 
-.PHONY: all venv table4 table4-unbalanced table5 table1 table3 table6 fig3 eem test report bench status data clean
+.PHONY: all venv table4 table4-unbalanced table5 table1 table3 table6 fig3 eem pri pri-quick test report bench status data clean
 
 all: table4
 
@@ -59,6 +59,13 @@ fig3: $(STAMP)
 
 eem: table3 table4 table6 table1 fig3 table4-unbalanced
 	$(PY) -m experiments.eem.summary
+
+# PRI-SMO Figures 1-2 and report (hours: N up to 50 000 x 15 settings x 5 repeats); pri-quick: < 1 min.
+pri: $(STAMP)
+	$(call experiment,pri_sweep)
+
+pri-quick: $(STAMP)
+	$(call experiment,pri_quick)
 
 status: $(STAMP)
 	$(RANDML) status experiment=eem_table4 $(RUN_OPTS)

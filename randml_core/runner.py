@@ -10,6 +10,7 @@ written to the store as one atomic parquet part.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import logging
 import math
@@ -293,4 +294,7 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
 
 
 def _run_task_with_meta(X, y, task, options):
+    # worker processes start fresh: families registered by experiment plugins must be imported here too
+    for module in options.get("plugins") or []:
+        importlib.import_module(module)
     return task, run_task(X, y, task, options)
