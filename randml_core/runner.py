@@ -215,7 +215,7 @@ class Progress:
         if not self.enabled:
             return
         now = time.monotonic()
-        if not self.tty and now - self.last < 5 and self.done < self.total:
+        if not self.tty and now - self.last < 5 and 0 < self.done < self.total:
             return
         self.last = now
         elapsed = now - self.t0
@@ -263,6 +263,7 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
     total = sum(len(t.cells) for t in todo)
     log.info("%s: %d cells to compute, %d already stored", spec.name, total, n_cached)
     bar = Progress(total, spec.name, progress)
+    bar.update(0)  # show the bar (0 %) before the first task finishes
     sha, dirty = code_version()
     provenance = {"experiment": spec.name, "code_version": sha, "code_dirty": dirty,
                   "packages": package_versions(), "config_hash": spec.config_hash(),

@@ -87,6 +87,14 @@ def projected_log_ratio(z: np.ndarray, sol: EEMSolution) -> np.ndarray:
     return -0.5 * ((z - mp) ** 2 / sp - (z - mn) ** 2 / sn + np.log(sp / sn))
 
 
+def eem_labels(score: np.ndarray, sol: EEMSolution, classes: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Labels from the projected log-density ratio; the trivial classifier (beta = 0) predicts the
+    larger training class (targets ``t`` in {-1, +1}, ``classes[1]`` is +1)."""
+    if not np.any(sol.beta):
+        return np.full(len(score), classes[int((t > 0).sum() > (t < 0).sum())])
+    return classes[(score > 0).astype(int)]
+
+
 def thresholds(sol: EEMSolution) -> np.ndarray:
     """Decision thresholds r of Section 3 (points where the projected densities are equal)."""
     (mn, mp), (sn, sp) = sol.means, sol.variances
@@ -115,9 +123,7 @@ class _EEMBase(ClassifierMixin, BaseEstimator):
         self.shrinkage_ = sol.shrinkage
         self.degenerate_ = sol.degenerate
         self.thresholds_ = thresholds(sol) if np.any(sol.beta) else np.array([])
-        # trivial classifier when beta = 0: the larger training class
-        counts = np.array([(y == c).sum() for c in self.classes_])
-        self._constant = int(np.argmax(counts))
+        self._targets = binary_targets(y, self.classes_)
         self._sol = sol
 
     def decision_function(self, X):
@@ -135,10 +141,7 @@ class _EEMBase(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         check_is_fitted(self)
-        d = self.decision_function(X)
-        if not np.any(self.beta_):
-            return np.full(d.shape[0], self.classes_[self._constant])
-        return self.classes_[(d > 0).astype(int)]
+        return eem_labels(self.decision_function(X), self._sol, self.classes_, self._targets)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..divergence import train_criteria
 from ._common import binary_targets
-from .eem import EEKM, EEM, eem_solve, inverse_sqrt_psd, landmark_order, projected_log_ratio
+from .eem import EEKM, EEM, eem_labels, eem_solve, inverse_sqrt_psd, landmark_order, projected_log_ratio
 from .elm import WELM, welm_solve
 from .hidden import activate, draw_hidden
 from .kernels import rbf_from_sq, sq_distances
@@ -139,10 +139,7 @@ def _evaluate_hidden(solver: str) -> Callable:
                     sol, fit_s = _timed(lambda: eem_solve(Htr[:, :h], t))
                     beta = sol.beta
                     score, pred_s = _timed(lambda: projected_log_ratio(Hte[:, :h] @ beta, sol))
-                    if np.any(beta):
-                        y_pred = classes[(score > 0).astype(int)]
-                    else:
-                        y_pred = np.full(len(score), classes[np.argmax([(t < 0).sum(), (t > 0).sum()])])
+                    y_pred = eem_labels(score, sol, classes, t)
                 return CellResult(params, y_pred, fit_s + share, pred_s,
                                   extras=_criteria(split, Htr[:, :h] @ beta, t))
             out.append(_guard(params, one))
@@ -166,26 +163,28 @@ def evaluate_eekm(split: Split, settings: list[dict]) -> list[CellResult]:
     order = landmark_order(n, split.seed)
     h_max = min(max(int(p["n_hidden"]) for p in settings), n)
     Dtr, Dte, d_secs = _sq_dists(split, order[:h_max])
-    out = []
-    for params in settings:
-        def one(params=params):
-            h, gamma = min(int(params["n_hidden"]), n), float(params["gamma"])
-            (Ktr, Kte), k_secs = split.cached(("eekm-k", gamma, h_max),
-                                              lambda: (rbf_from_sq(Dtr, gamma), rbf_from_sq(Dte, gamma)))
-            def fit():
-                Khh = Ktr[order[:h], :h]  # rows of the landmarks, columns of the landmarks
-                norm, _ = inverse_sqrt_psd(Khh, float(params.get("eig_rtol", EEKM().eig_rtol)))
-                sol = eem_solve(Ktr[:, :h] @ norm, t)
-                return norm @ sol.beta, sol
-            (proj, sol), fit_s = _timed(fit)
-            score, pred_s = _timed(lambda: projected_log_ratio(Kte[:, :h] @ proj, sol))
-            if np.any(sol.beta):
-                y_pred = classes[(score > 0).astype(int)]
-            else:
-                y_pred = np.full(len(score), classes[np.argmax([(t < 0).sum(), (t > 0).sum()])])
-            return CellResult(params, y_pred, fit_s + (d_secs + k_secs) * h / h_max, pred_s,
-                              extras=_criteria(split, Ktr[:, :h] @ proj, t))
-        out.append(_guard(params, one))
+    out: list[CellResult | None] = [None] * len(settings)
+    by_gamma: dict[float, list[int]] = {}
+    for i, p in enumerate(settings):
+        by_gamma.setdefault(float(p["gamma"]), []).append(i)
+    for gamma, idx in by_gamma.items():
+        (Ktr, Kte), k_secs = _timed(lambda: (rbf_from_sq(Dtr, gamma), rbf_from_sq(Dte, gamma)))
+        for i in idx:
+            def one(params=settings[i]):
+                h = min(int(params["n_hidden"]), n)
+
+                def fit():
+                    Khh = Ktr[order[:h], :h]  # rows of the landmarks, columns of the landmarks
+                    norm, _ = inverse_sqrt_psd(Khh, float(params.get("eig_rtol", EEKM().eig_rtol)))
+                    sol = eem_solve(Ktr[:, :h] @ norm, t)
+                    return norm @ sol.beta, sol
+                (proj, sol), fit_s = _timed(fit)
+                score, pred_s = _timed(lambda: projected_log_ratio(Kte[:, :h] @ proj, sol))
+                return CellResult(params, eem_labels(score, sol, classes, t),
+                                  fit_s + (d_secs + k_secs) * h / h_max, pred_s,
+                                  extras=_criteria(split, Ktr[:, :h] @ proj, t))
+            out[i] = _guard(settings[i], one)
+        del Ktr, Kte  # one gamma's kernel at a time
     return out
 
 
