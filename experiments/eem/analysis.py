@@ -27,7 +27,8 @@ class DCSCorrelationProbe(BaseEstimator):
 
     Fitted: ``spearman_`` (over all n_layers x n_betas pairs), ``spearman_per_layer_`` (one per layer),
     ``dcs_`` and ``term_`` (n_layers, n_betas), ``saturated_fraction_`` (mean share of hidden units that
-    are constant on the whole dataset: the sigmoid saturation of Section 7.3).
+    are constant on the whole dataset: the sigmoid saturation of Section 7.3), ``near_one_fraction_``
+    (share of all activations above 0.999).
     """
 
     def __init__(self, n_hidden=100, activation="rbf", n_layers=100, n_betas=100, random_state=None):
@@ -43,7 +44,7 @@ class DCSCorrelationProbe(BaseEstimator):
         pos = y == np.unique(y)[1]
         streams = np.random.SeedSequence(int_seed(self.random_state)).spawn(int(self.n_layers))
         h = int(self.n_hidden)
-        saturated = []
+        saturated, near_one = [], []
         dcs = np.empty((len(streams), int(self.n_betas)))
         term = np.empty_like(dcs)
         for i, ss in enumerate(streams):
@@ -51,6 +52,7 @@ class DCSCorrelationProbe(BaseEstimator):
             W, b = draw_hidden(X.shape[1], h, int(layer_seed.generate_state(1)[0]))
             H = activate(X, W, b, self.activation)
             saturated.append(float(np.mean(np.ptp(H, axis=0) < 1e-6)))  # units constant on every row
+            near_one.append(float(np.mean(H > 0.999)))                   # activations within 1e-3 of 1
             (Sp, _), (Sn, _) = _lw_covariance(H[pos]), _lw_covariance(H[~pos])
             B = np.random.default_rng(beta_seed).standard_normal((int(self.n_betas), h))
             mp, mn = B @ H[pos].mean(0), B @ H[~pos].mean(0)
@@ -61,6 +63,7 @@ class DCSCorrelationProbe(BaseEstimator):
         ok = np.isfinite(dcs) & np.isfinite(term)
         self.dcs_, self.term_ = dcs, term
         self.saturated_fraction_ = float(np.mean(saturated))
+        self.near_one_fraction_ = float(np.mean(near_one))
         self.spearman_ = float(spearmanr(dcs[ok], term[ok]).statistic)
         self.spearman_per_layer_ = np.array([spearmanr(d[m], t[m]).statistic if m.sum() > 2 else np.nan
                                              for d, t, m in zip(dcs, term, ok)])
@@ -76,9 +79,9 @@ def evaluate_probe(split: Split, settings: list[dict]) -> list[CellResult]:
             return CellResult(params, None, secs, 0.0, extras={
                 "spearman": probe.spearman_, "spearman_layer_mean": float(np.nanmean(probe.spearman_per_layer_)),
                 "spearman_layer_std": float(np.nanstd(probe.spearman_per_layer_)),
-                "saturated_fraction": probe.saturated_fraction_})
+                "saturated_fraction": probe.saturated_fraction_, "near_one_fraction": probe.near_one_fraction_})
         out.append(_guard(params, one))
     return out
 
 
-register_family(Family("eem_dcs_probe", DCSCorrelationProbe, "2", evaluate_probe))
+register_family(Family("eem_dcs_probe", DCSCorrelationProbe, "3", evaluate_probe))
