@@ -27,7 +27,7 @@ def build(ctx) -> list:
     ]
     notes = {d: "needs download: `make data`" for d in ctx.unavailable}
     table = Table("EEM Table 1 — Spearman rank correlation between D_CS and (m+ - m-)^2 / (S+ + S-)",
-                  list(ctx.spec.datasets), columns, summary, notes, footer, stamp=ctx.code_version)
-    table.best_per_row = lambda: {}  # no "best" in a correlation table
+                  list(ctx.spec.datasets), columns, summary, notes, footer, stamp=ctx.code_version,
+                  mark_best=False)  # no "best" in a correlation table
     print(table.to_markdown())
     return table.write(ctx.results_dir / "tables" / "eem_table1")

@@ -105,6 +105,14 @@ def _criteria(split: Split, z_train: np.ndarray, t: np.ndarray) -> dict:
     return train_criteria(z_train, t, seed=split.seed)
 
 
+def _indices_by(settings: list[dict], param: str) -> dict[float, list[int]]:
+    """Positions of the settings grouped by one float parameter (first-seen order)."""
+    groups: dict[float, list[int]] = {}
+    for i, p in enumerate(settings):
+        groups.setdefault(float(p[param]), []).append(i)
+    return groups
+
+
 def _binary(split: Split):
     classes = np.unique(split.y_train)
     if len(classes) != 2:
@@ -164,9 +172,7 @@ def evaluate_eekm(split: Split, settings: list[dict]) -> list[CellResult]:
     h_max = min(max(int(p["n_hidden"]) for p in settings), n)
     Dtr, Dte, d_secs = _sq_dists(split, order[:h_max])
     out: list[CellResult | None] = [None] * len(settings)
-    by_gamma: dict[float, list[int]] = {}
-    for i, p in enumerate(settings):
-        by_gamma.setdefault(float(p["gamma"]), []).append(i)
+    by_gamma = _indices_by(settings, "gamma")
     for gamma, idx in by_gamma.items():
         (Ktr, Kte), k_secs = _timed(lambda: (rbf_from_sq(Dtr, gamma), rbf_from_sq(Dte, gamma)))
         for i in idx:
@@ -215,9 +221,7 @@ def evaluate_lssvm(split: Split, settings: list[dict]) -> list[CellResult]:
     skipped = _too_large(split, "lssvm", settings)
     if skipped:
         return skipped
-    by_gamma: dict[float, list[int]] = {}
-    for i, p in enumerate(settings):
-        by_gamma.setdefault(float(p["gamma"]), []).append(i)
+    by_gamma = _indices_by(settings, "gamma")
     out: list[CellResult | None] = [None] * len(settings)  # results in the order of ``settings``
     for gamma, idx in by_gamma.items():
         try:
@@ -246,9 +250,7 @@ def evaluate_svm(split: Split, settings: list[dict]) -> list[CellResult]:
         return skipped
     max_iter = int(split.options.get("svm_max_iter", 100_000))
     out: list[CellResult | None] = [None] * len(settings)
-    by_gamma: dict[float, list[int]] = {}
-    for i, p in enumerate(settings):
-        by_gamma.setdefault(float(p["gamma"]), []).append(i)
+    by_gamma = _indices_by(settings, "gamma")
     for gamma, idx in by_gamma.items():
         for i in idx:
             def one(params=settings[i]):

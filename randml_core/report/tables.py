@@ -92,6 +92,7 @@ class Table:
     digits: int = 3
     higher_is_better: bool = True
     stamp: str = ""                # code version that generated the table (CSV column)
+    mark_best: bool = True         # False for tables without a "best" (e.g. correlations)
 
     def _lookup(self):
         if getattr(self, "_lk", None) is None:
@@ -102,6 +103,9 @@ class Table:
         if getattr(self, "_best", None) is not None:
             return self._best
         lk, best = self._lookup(), {}
+        if not self.mark_best:
+            self._best = best
+            return best
         for d in self.rows:
             vals = {m: round(lk[(d, m)].mean, self.digits) for m in self.columns
                     if (d, m) in lk and pd.notna(lk[(d, m)].mean)}
