@@ -168,6 +168,10 @@ def build_spec(cfg: dict) -> ExperimentSpec:
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     options = {k: v for k, v in exp.items() if k not in ("name", "paper", "datasets", "columns", "store")}
+    prep = options.get("preprocessing")
+    if prep is not None and prep not in ("minmax", "standard", "none"):
+        raise ConfigError(f"experiment.preprocessing={prep!r} is unknown; {did_you_mean(prep, ('minmax', 'standard', 'none'))}"
+                          "choose one of minmax (default), standard, none (sparse data)")
     names = [v.name for v in variants]
     columns = list(exp.get("columns") or names)
     all_names = {n for m in models.values() for n, v in (m.get("variants") or {}).items() if v is not None}

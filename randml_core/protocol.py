@@ -10,9 +10,12 @@ import hashlib
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
+from sklearn.model_selection import KFold, ShuffleSplit, StratifiedKFold, StratifiedShuffleSplit
 
-KINDS = ("repeated_stratified_kfold", "holdout", "full")
+#: repeated_stratified_kfold / holdout stratify by class (plain folds / shuffles for regression);
+#: "fixed" uses the dataset's own train/test split (``Dataset.test_index``), repeats vary the model
+#: seed only; "full" trains on everything (analysis probes).
+KINDS = ("repeated_stratified_kfold", "holdout", "fixed", "full")
 
 
 def stable_int(*parts) -> int:
@@ -56,6 +59,10 @@ class Protocol:
             raise ValueError(f"protocol.repeats must be >= 1, got {self.repeats}")
 
     def describe(self) -> str:
+        if self.kind == "fixed":
+            return (f"the dataset's fixed train/test split x {self.repeats} model seed(s)"
+                    + (f", nested {self.inner_splits}-fold inner CV" if self.inner_splits else "")
+                    + f", seed {self.seed}")
         if self.kind == "full":
             return f"whole dataset, no test split (analysis) x {self.repeats}, seed {self.seed}"
         if self.kind == "holdout":
@@ -66,13 +73,23 @@ class Protocol:
             text += f", nested {self.inner_splits}-fold inner CV for selection"
         return text + f", seed {self.seed}"
 
-    def _outer(self, y, dataset: str, repeat: int):
+    def _outer(self, y, dataset: str, repeat: int, regression: bool = False, test_index=None):
         seed = derive_seed(self.seed, "split", dataset, repeat)
         if self.kind == "full":
             return seed, [(np.arange(len(y)), np.arange(0))]
+        if self.kind == "fixed":
+            if test_index is None:
+                raise ValueError(f"dataset {dataset!r} has no fixed train/test split (protocol.kind=fixed "
+                                 "needs a dataset registered with test_last); use protocol=holdout60 or cv10")
+            test = np.asarray(test_index)
+            return seed, [(np.setdiff1d(np.arange(len(y)), test), test)]
         if self.kind == "holdout":
-            sss = StratifiedShuffleSplit(n_splits=1, test_size=self.test_size, random_state=seed)
+            cls = ShuffleSplit if regression else StratifiedShuffleSplit
+            sss = cls(n_splits=1, test_size=self.test_size, random_state=seed)
             return seed, list(sss.split(np.zeros(len(y)), y))
+        if regression:
+            kf = KFold(n_splits=self.n_splits, shuffle=True, random_state=seed)
+            return seed, list(kf.split(np.zeros(len(y))))
         min_count = np.unique(y, return_counts=True)[1].min()
         if min_count < self.n_splits:
             raise ValueError(
@@ -82,16 +99,18 @@ class Protocol:
         skf = StratifiedKFold(n_splits=self.n_splits, shuffle=True, random_state=seed)
         return seed, list(skf.split(np.zeros(len(y)), y))
 
-    def splits(self, y, dataset: str, with_inner: bool = True):
-        """Yield every SplitSpec (outer folds, then their inner folds when nested)."""
+    def splits(self, y, dataset: str, with_inner: bool = True, regression: bool = False, test_index=None):
+        """Yield every SplitSpec (outer folds, then their inner folds when nested). Regression
+        targets get plain (unstratified) folds; ``test_index`` is the dataset's fixed test set."""
         y = np.asarray(y)
         for r in range(self.repeats):
-            seed, folds = self._outer(y, dataset, r)
+            seed, folds = self._outer(y, dataset, r, regression, test_index)
             for f, (tr, te) in enumerate(folds):
                 yield SplitSpec(r, f, -1, seed, derive_seed(self.seed, "model", dataset, r, f, -1), tr, te)
                 if with_inner and self.inner_splits:
                     iseed = derive_seed(self.seed, "inner", dataset, r, f)
-                    skf = StratifiedKFold(n_splits=self.inner_splits, shuffle=True, random_state=iseed)
+                    cls = KFold if regression else StratifiedKFold
+                    skf = cls(n_splits=self.inner_splits, shuffle=True, random_state=iseed)
                     for i, (itr, ite) in enumerate(skf.split(np.zeros(len(tr)), y[tr])):
                         yield SplitSpec(r, f, i, iseed, derive_seed(self.seed, "model", dataset, r, f, i),
                                         tr[itr], tr[ite])

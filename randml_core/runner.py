@@ -20,12 +20,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 import numpy as np
+import scipy.sparse as sp
 from joblib import Parallel, delayed
 from threadpoolctl import threadpool_limits
 
 from .config import ExperimentSpec, Variant
 from .data import DataSourceError, load_dataset
-from .metrics import classification_scores
+from .metrics import classification_scores, log_loss, rmse
 from .models.grid import FAMILIES, Split
 from .protocol import SplitSpec
 from .provenance import code_version, package_versions
@@ -37,6 +38,20 @@ log = logging.getLogger(__name__)
 VOLATILE_COLUMNS = ("fit_seconds", "predict_seconds", "timestamp", "code_version", "code_dirty", "packages")
 
 PREPROCESSING = "minmax[0,1] fitted on the training part"
+#: experiment option ``preprocessing`` -> the description stored in rows and hashed into cell keys
+PREPROCESSINGS = {
+    "minmax": PREPROCESSING,
+    "standard": "standardised (zero mean, unit variance) with training-part statistics",
+    "none": "none (features as loaded)",
+}
+
+
+def preprocessing_of(options: dict) -> str:
+    """The description of the experiment's ``preprocessing`` option (default ``minmax``)."""
+    name = options.get("preprocessing") or "minmax"
+    if name not in PREPROCESSINGS:
+        raise ValueError(f"experiment.preprocessing={name!r} is unknown; choose one of {sorted(PREPROCESSINGS)}")
+    return PREPROCESSINGS[name]
 
 
 def canonical_params(params: dict) -> str:
@@ -52,7 +67,7 @@ def canonical_params(params: dict) -> str:
 def cell_key(data_hash: str, spec: ExperimentSpec, split: SplitSpec, family: str, params_json: str) -> str:
     p = spec.protocol
     payload = json.dumps({
-        "data": data_hash, "prep": PREPROCESSING,
+        "data": data_hash, "prep": preprocessing_of(spec.options),
         # inner_splits only defines inner cells: outer cells are shared by nested and plain runs
         "split": [p.kind, p.n_splits, p.test_size, p.seed, p.inner_splits if split.inner >= 0 else 0,
                   split.repeat, split.fold, split.inner],
@@ -115,8 +130,12 @@ def make_plan(spec: ExperimentSpec) -> Plan:
         except Exception as exc:
             raise PlanError(f"dataset {name!r} cannot be used: {exc}") from exc
         datasets[name] = ds
+        if ds.is_sparse and (spec.options.get("preprocessing") or "minmax") != "none":
+            raise PlanError(f"dataset {name!r} has sparse features; preprocessing={spec.options.get('preprocessing') or 'minmax'!r} "
+                            "would densify them: set experiment.preprocessing=none for sparse datasets")
         try:
-            splits = list(spec.protocol.splits(ds.y, name))
+            splits = list(spec.protocol.splits(ds.y, name, regression=ds.task == "regression",
+                                               test_index=ds.test_index))
         except ValueError as exc:
             raise PlanError(str(exc)) from exc
         for split in splits:
@@ -147,7 +166,7 @@ def _key_head(data_hash: str, spec: ExperimentSpec, split: SplitSpec) -> str:
     esc = lambda s: s.replace("{", "{{").replace("}", "}}")  # noqa: E731
     return ('{{"data": ' + esc(json.dumps(data_hash)) + ', "family": {family}, "model_seed": '
             + esc(json.dumps(split.model_seed)) + ', "options": {options}, "params": {params}, "prep": '
-            + esc(json.dumps(PREPROCESSING)) + ', "split": ' + esc(json.dumps(split_def))
+            + esc(json.dumps(preprocessing_of(spec.options))) + ', "split": ' + esc(json.dumps(split_def))
             + ', "version": {version}}}')
 
 
@@ -157,17 +176,58 @@ def _minmax(train: np.ndarray, *others: np.ndarray):
     return [(a - lo) / span for a in (train, *others)]
 
 
+def _standard(train: np.ndarray, *others: np.ndarray):
+    mu, sd = train.mean(0), train.std(0)
+    sd = np.where(sd > 0, sd, 1.0)
+    return [(a - mu) / sd for a in (train, *others)]
+
+
+def preprocess(name: str, X_train, X_test):
+    """Scale both parts with statistics of the training part only (never the test part)."""
+    if name == "none":
+        return X_train, X_test
+    if sp.issparse(X_train):
+        raise ValueError(f"preprocessing={name!r} would densify sparse features; "
+                         "set experiment.preprocessing=none for sparse datasets")
+    fn = _minmax if name == "minmax" else _standard
+    if X_test.shape[0] == 0:
+        return fn(X_train)[0], X_test
+    return tuple(fn(X_train, X_test))
+
+
+def score(problem: str, y_true, y_pred, labels, proba=None) -> dict[str, float]:
+    """The per-fold metrics of one prediction: classification (GMean, balanced accuracy,
+    accuracy, and log loss when probabilities are given) or regression (RMSE, MAE)."""
+    if problem == "regression":
+        return {"rmse": rmse(y_true, y_pred), "mae": float(np.mean(np.abs(np.asarray(y_true) - y_pred)))}
+    out = classification_scores(y_true, y_pred, labels)
+    if proba is not None:
+        out["log_loss"] = log_loss(y_true, proba, labels)
+    return out
+
+
+def _nan_scores(problem: str) -> dict[str, float]:
+    keys = ("rmse", "mae") if problem == "regression" else ("gmean", "balanced_accuracy", "accuracy")
+    return dict.fromkeys(keys, np.nan)
+
+
 def _status(error: str | None) -> str:
     if error is None:
         return "ok"
     return "skipped" if error.startswith("skipped:") else "failed"
 
 
-def run_task(X, y, task: Task, options: dict) -> list[dict]:
-    """Evaluate one task's cells (in a worker process). Returns plain result rows."""
+def run_task(X, y, task: Task, options: dict, problem: str = "binary") -> list[dict]:
+    """Evaluate one task's cells (in a worker process). Returns plain result rows.
+
+    ``problem`` is the dataset's task ("binary", "multiclass", "regression"); it picks the metrics.
+    A family may return probabilities (``CellResult.proba``: log loss) and staged predictions
+    (``CellResult.staged``: ``[(stage, y_pred, proba or None), ...]``, e.g. per boosting level or
+    number of trees), scored here into the JSON column ``staged`` (``results.staged`` expands it).
+    """
     with threadpool_limits(limits=1):
         tr, te = task.split.train, task.split.test
-        Xtr, Xte = _minmax(X[tr], X[te]) if len(te) else (_minmax(X[tr])[0], X[te])
+        Xtr, Xte = preprocess(options.get("preprocessing") or "minmax", X[tr], X[te])
         # training-set criteria (EEM Table 6) are only needed on outer folds
         opts = {**options, "train_criteria": bool(options.get("train_criteria")) and task.split.inner < 0}
         split = Split(Xtr, y[tr], Xte, task.split.model_seed, opts)
@@ -185,12 +245,24 @@ def run_task(X, y, task: Task, options: dict) -> list[dict]:
                        "predict_seconds": r.predict_seconds}
                 row.update({f"p_{k}": v for k, v in c.params.items()})
                 if r.error is None and len(te):
-                    row.update(classification_scores(y[te], r.y_pred, labels))
+                    row.update(score(problem, y[te], r.y_pred, labels, r.proba))
+                    if r.staged:
+                        row["staged"] = _staged_json(problem, y[te], labels, r.staged)
                 else:
-                    row.update({"gmean": np.nan, "balanced_accuracy": np.nan, "accuracy": np.nan})
+                    row.update(_nan_scores(problem))
                 row.update({f"x_{k}": v for k, v in r.extras.items() if k != "traceback"})
                 rows.append(row)
         return rows
+
+
+def _staged_json(problem, y_true, labels, staged) -> str:
+    """``{"stage": [...], "<metric>": [...]}`` over the stages of one cell, as a JSON string."""
+    out: dict[str, list] = {"stage": []}
+    for stage, y_pred, proba in staged:
+        out["stage"].append(stage.item() if hasattr(stage, "item") else stage)
+        for k, v in score(problem, y_true, y_pred, labels, proba).items():
+            out.setdefault(k, []).append(v)
+    return json.dumps(out)
 
 
 class Progress:
@@ -267,10 +339,11 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
     sha, dirty = code_version()
     provenance = {"experiment": spec.name, "code_version": sha, "code_dirty": dirty,
                   "packages": package_versions(), "config_hash": spec.config_hash(),
-                  "protocol": spec.protocol.describe(), "preprocessing": PREPROCESSING}
+                  "protocol": spec.protocol.describe(), "preprocessing": preprocessing_of(spec.options)}
     options = dict(spec.options)
     computed = failed = bounded = 0
-    jobs = (delayed(_run_task_with_meta)(plan.datasets[t.dataset].X, plan.datasets[t.dataset].y, t, options)
+    jobs = (delayed(_run_task_with_meta)(plan.datasets[t.dataset].X, plan.datasets[t.dataset].y, t, options,
+                                         plan.datasets[t.dataset].task)
             for t in todo)
     if todo:
         outputs = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs) if n_jobs != 1 else map(
@@ -294,8 +367,8 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
     return RunSummary(computed, n_cached, failed, bounded, time.monotonic() - t0, plan.unavailable)
 
 
-def _run_task_with_meta(X, y, task, options):
+def _run_task_with_meta(X, y, task, options, problem="binary"):
     # worker processes start fresh: families registered by experiment plugins must be imported here too
     for module in options.get("plugins") or []:
         importlib.import_module(module)
-    return task, run_task(X, y, task, options)
+    return task, run_task(X, y, task, options, problem)

@@ -23,6 +23,7 @@ from .registry import (
 from .sources import (
     CorruptCacheError,
     DataSourceError,
+    GeneratedSource,
     OpenMLSource,
     Source,
     SourceUnavailableError,
@@ -43,8 +44,12 @@ __all__ = [
     "CorruptCacheError",
     "DatasetMismatchWarning",
     "Source",
+    "GeneratedSource",
     "OpenMLSource",
     "validate_xy",
     "hash_arrays",
     "binarise_labels",
 ]
+
+# the other papers' datasets register themselves (one module per paper)
+from . import sets_elmboost, sets_memd, sets_slm  # noqa: E402,F401

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 
 import numpy as np
+import scipy.sparse as sp
 
 __all__ = [
     "DataValidationError",
@@ -53,6 +54,9 @@ def validate_xy(X, y, name: str, task: str | None = None) -> tuple[np.ndarray, n
     """
     if task is not None and task not in TASKS:
         raise _fail(name, f"unknown task {task!r}", f"use one of {', '.join(TASKS)}")
+    if sp.issparse(X):  # sparse features (text) stay sparse: CSR float64, the same checks
+        X = _validate_sparse(X, name)
+        return X, _validate_y(y, X.shape[0], name, task)
     X = np.asarray(X)
     y = np.asarray(y)
     if X.ndim != 2:
@@ -100,6 +104,33 @@ def validate_xy(X, y, name: str, task: str | None = None) -> tuple[np.ndarray, n
             "drop or impute those rows/columns in the source's prepare step "
             "(missing values are never imputed silently)",
         )
+    return X, _validate_y(y, X.shape[0], name, task)
+
+
+def _validate_sparse(X, name: str):
+    X = sp.csr_matrix(X, dtype=np.float64)
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        raise _fail(name, f"the data is empty (X has shape {X.shape})",
+                    "check that the source file is complete and that the loader's filters keep some rows")
+    bad = ~np.isfinite(X.data)
+    if bad.any():
+        rows = np.unique(np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))[bad])
+        raise _fail(name, f"X (sparse) has {int(bad.sum())} non-finite stored values in {rows.size} rows",
+                    "drop or impute those rows in the source's prepare step")
+    X.sum_duplicates()
+    X.sort_indices()
+    return X
+
+
+def _validate_y(y, n_rows: int, name: str, task: str | None):
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()
+    if y.ndim != 1:
+        raise _fail(name, f"y must be 1-D, got shape {y.shape}", "return a single label column")
+    if y.shape[0] != n_rows:
+        raise _fail(name, f"X has {n_rows} rows but y has {y.shape[0]} labels",
+                    "make the loader drop or filter rows of X and y together")
     y = _label_array(y)
     if task == "regression":
         try:
@@ -126,7 +157,7 @@ def validate_xy(X, y, name: str, task: str | None = None) -> tuple[np.ndarray, n
                 f"task 'binary' needs exactly 2 classes, y has {labels.size} {labels.tolist()}",
                 "binarise the labels in the source's prepare step or register the set as multiclass",
             )
-    return X, y
+    return y
 
 
 def hash_arrays(X, y) -> str:
@@ -140,7 +171,12 @@ def hash_arrays(X, y) -> str:
     """
     h = hashlib.sha256()
     h.update((HASH_VERSION + "\n").encode("ascii"))
-    for key, arr in (("X", X), ("y", y)):
+    parts = [("X", X), ("y", y)]
+    if sp.issparse(X):  # CSR with sorted, summed indices: its three arrays identify it
+        X = sp.csr_matrix(X)
+        parts = [("X.csr.shape", np.asarray(X.shape, dtype=np.int64)), ("X.data", X.data),
+                 ("X.indices", X.indices.astype(np.int64)), ("X.indptr", X.indptr.astype(np.int64)), ("y", y)]
+    for key, arr in parts:
         a = np.ascontiguousarray(arr)
         if a.dtype == object:
             raise TypeError(f"hash_arrays: {key} has dtype object; convert it to a numeric or str array")

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
+import scipy.sparse as sp
 
 from .checks import DataValidationError, binarise_labels, hash_arrays, validate_xy
 from .sources import (
@@ -47,6 +48,7 @@ from .sources import (
     Source,
     SourceUnavailableError,
     SyntheticSource,
+    GeneratedSource,
     ZenodoImbalancedSource,
     onehot_nominal,
 )
@@ -99,6 +101,9 @@ class DatasetSpec:
     notes: str = ""
     substitute_of: str | None = None
     group: str = ""
+    #: the dataset's own fixed train/test split (protocol kind "fixed"): its last ``test_last`` rows
+    #: are the test set (e.g. MNIST's standard 60k/10k split); None = no fixed split
+    test_last: int | None = None
     post: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]] | None = None
 
     @property
@@ -130,6 +135,16 @@ class Dataset:
     @property
     def n_samples(self) -> int:
         return int(self.X.shape[0])
+
+    @property
+    def test_index(self) -> np.ndarray | None:
+        """Rows of the dataset's own test set (``DatasetSpec.test_last``), or None."""
+        k = None if self.spec is None else self.spec.test_last
+        return None if k is None else np.arange(self.n_samples - k, self.n_samples)
+
+    @property
+    def is_sparse(self) -> bool:
+        return sp.issparse(self.X)
 
     @property
     def n_features(self) -> int:
@@ -910,9 +925,14 @@ def load_dataset(name: str, source: str = "auto") -> Dataset:
     if spec.post is not None:
         X, y = spec.post(X, y)
     X, y = validate_xy(X, y, spec.name, spec.task)
-    X = np.array(X, dtype=np.float64, order="C", copy=True)
+    if sp.issparse(X):
+        X = X.copy()
+        for a in (X.data, X.indices, X.indptr):
+            a.flags.writeable = False
+    else:
+        X = np.array(X, dtype=np.float64, order="C", copy=True)
+        X.flags.writeable = False
     y = np.array(y, copy=True)
-    X.flags.writeable = False
     y.flags.writeable = False
     digest = hash_arrays(X, y)
 

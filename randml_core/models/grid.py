@@ -43,6 +43,11 @@ class CellResult:
     converged: bool = True
     error: str | None = None
     extras: dict = field(default_factory=dict)
+    #: class probabilities on the test part (columns in sorted label order): adds ``log_loss``
+    proba: np.ndarray | None = None
+    #: ``[(stage, y_pred, proba or None), ...]``: predictions after each stage (boosting level,
+    #: number of trees) of the same fit, scored by the runner into the ``staged`` column
+    staged: list | None = None
 
 
 @dataclass
@@ -94,6 +99,31 @@ def evaluate_naive(family: "Family", split: Split, settings: list[dict]) -> list
             _, fit_s = _timed(lambda: est.fit(split.X_train, split.y_train))
             y_pred, pred_s = _timed(lambda: est.predict(split.X_test))
             return CellResult(params, y_pred, fit_s, pred_s, bool(getattr(est, "converged_", True)))
+        results.append(_guard(params, one))
+    return results
+
+
+def evaluate_plain(family: "Family", split: Split, settings: list[dict], staged: bool = False,
+                   proba: bool = False, extras: Callable | None = None) -> list[CellResult]:
+    """The generic evaluator for families without shared work: one plain fit per setting.
+
+    ``proba=True`` also stores ``predict_proba`` (log loss); ``staged=True`` scores the
+    estimator's ``staged_predict`` / ``staged_predict_proba`` (stages numbered from 1);
+    ``extras(fitted_estimator) -> dict`` adds numbers stored as ``x_<name>`` columns (model size)."""
+    results = []
+    for params in settings:
+        def one(params=params):
+            est = family.estimator(**params, random_state=split.seed)
+            _, fit_s = _timed(lambda: est.fit(split.X_train, split.y_train))
+            y_pred, pred_s = _timed(lambda: est.predict(split.X_test))
+            p = est.predict_proba(split.X_test) if proba else None
+            stages = None
+            if staged:
+                preds = list(est.staged_predict(split.X_test))
+                probs = list(est.staged_predict_proba(split.X_test)) if proba else [None] * len(preds)
+                stages = [(i + 1, yp, pp) for i, (yp, pp) in enumerate(zip(preds, probs))]
+            return CellResult(params, y_pred, fit_s, pred_s, bool(getattr(est, "converged_", True)),
+                              proba=p, staged=stages, extras=extras(est) if extras else {})
         results.append(_guard(params, one))
     return results
 
