@@ -15,7 +15,7 @@ JOBS     ?= 2
 ARGS     ?=
 RUN_OPTS := profile=$(PROFILE) n_jobs=$(JOBS) $(if $(REPEATS),protocol.repeats=$(REPEATS)) $(if $(INNER),protocol.inner_splits=$(INNER)) $(ARGS)
 
-.PHONY: all venv table4 table4-unbalanced table5 table1 table3 table6 fig3 eem pri pri-quick test report bench status data clean
+.PHONY: bench-pri bench-eem-scaling all venv table4 table4-unbalanced table5 table1 table3 table6 fig3 eem pri pri-quick test report bench status data clean
 
 all: table4
 
@@ -87,3 +87,11 @@ data: $(STAMP)
 
 clean:
 	rm -rf results/store results/logs results/multirun .pytest_cache
+
+# EEM O(N h^2) scaling (n up to 500k, h up to 1000): results/tables/bench_eem_scaling.md
+bench-eem-scaling: $(STAMP)
+	$(PY) scripts/bench_scaling.py $(ARGS)
+
+# PRI-SMO vs the fixed-point iteration (N = 2k..10k) and PRI-SMO at N = 50k: results/tables/bench_pri.md
+bench-pri: $(STAMP)
+	$(PY) scripts/bench_pri.py $(ARGS)
