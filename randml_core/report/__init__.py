@@ -23,6 +23,7 @@ class ReportContext:
     unavailable: dict          # dataset -> why it could not be loaded
     results_dir: Path
     code_version: str
+    store_dir: Path = Path("results/store")  # the store root (reports of one experiment may read another's store)
 
 
 def build_report(spec: ExperimentSpec, store_dir: str, results_dir: str) -> list[Path]:
@@ -34,7 +35,7 @@ def build_report(spec: ExperimentSpec, store_dir: str, results_dir: str) -> list
     ctx = ReportContext(spec, frame, len(keys),
                         {n: d.source for n, d in plan.datasets.items()},
                         {n: d.substitute_of for n, d in plan.datasets.items() if d.is_substitute},
-                        plan.unavailable, Path(results_dir), short_version())
+                        plan.unavailable, Path(results_dir), short_version(), Path(store_dir))
     modules = spec.options.get("report")
     if not modules:
         raise SystemExit(f"randml: experiment {spec.name!r} names no report module (experiment.report)")
