@@ -91,16 +91,9 @@ def _timed(fn):
 
 
 def evaluate_naive(family: "Family", split: Split, settings: list[dict]) -> list[CellResult]:
-    """Fit ``family.estimator(**params, random_state=seed)`` from scratch for every setting."""
-    results = []
-    for params in settings:
-        def one(params=params):
-            est = family.estimator(**params, random_state=split.seed)
-            _, fit_s = _timed(lambda: est.fit(split.X_train, split.y_train))
-            y_pred, pred_s = _timed(lambda: est.predict(split.X_test))
-            return CellResult(params, y_pred, fit_s, pred_s, bool(getattr(est, "converged_", True)))
-        results.append(_guard(params, one))
-    return results
+    """Fit ``family.estimator(**params, random_state=seed)`` from scratch for every setting
+    (the baseline of the shared-work evaluators in `make bench`)."""
+    return evaluate_plain(family, split, settings)
 
 
 def evaluate_plain(family: "Family", split: Split, settings: list[dict], staged: bool = False,
