@@ -15,7 +15,7 @@ slm-table2: $(STAMP)
 slm-fig5: $(STAMP)
 	$(call experiment,slm_fig5)
 
-# Table III (RMSE): about 15 min with JOBS=1 offline (the real California set needs `make data` and hours).
+# Table III (RMSE, 10 splits): about 20 min with JOBS=1 offline (the real California set needs `make data` and hours).
 slm-table3: $(STAMP)
 	$(call experiment,slm_table3)
 

@@ -66,9 +66,9 @@ class Protocol:
         if self.kind == "full":
             return f"whole dataset, no test split (analysis) x {self.repeats}, seed {self.seed}"
         if self.kind == "holdout":
-            text = f"random {1 - self.test_size:.0%}/{self.test_size:.0%} stratified train/test split x {self.repeats}"
+            text = f"random {1 - self.test_size:.0%}/{self.test_size:.0%} train/test split (stratified by class for classification) x {self.repeats}"
         else:
-            text = f"{self.n_splits}-fold stratified CV x {self.repeats} repeat(s)"
+            text = f"{self.n_splits}-fold CV (stratified by class for classification) x {self.repeats} repeat(s)"
         if self.inner_splits:
             text += f", nested {self.inner_splits}-fold inner CV for selection"
         return text + f", seed {self.seed}"
