@@ -23,6 +23,6 @@ slm: slm-table1 slm-table2 slm-fig5 slm-table3
 	$(PY) -m experiments.slm.summary
 
 # Fit time of SLM tree / Forest / Boost against DecisionTree / RandomForest / XGBoost (ratios);
-# default n = 1000 and 10000, e.g. `make bench-slm ARGS="--sizes 1000 10000 100000"`.
+# n = 1000, 10000 and 100000 (about 15 min); e.g. `make bench-slm ARGS="--sizes 1000 10000"` for a quick one.
 bench-slm: $(STAMP)
 	$(PY) scripts/bench_slm.py $(ARGS)

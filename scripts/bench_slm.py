@@ -54,7 +54,7 @@ def timed_fit(make, X, y, repeats):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--out", default=str(ROOT / "results" / "tables" / "bench_slm.md"))
     args = ap.parse_args(argv)
