@@ -327,7 +327,7 @@ def build(ctx) -> list:
         if fig is not None:
             paths += save(fig, figs / f"{prefix}_fig{num}")
     csv = tables / f"{prefix}_levels.csv"
-    s.assign(generated_by=ctx.code_version).to_csv(csv, index=False)
+    s.assign(generated_by=ctx.code_version).to_csv(csv, index=False, float_format="%.10g")
     paths.append(csv)
     if not _opt(ctx, "elmboost_claims", True):
         return paths
