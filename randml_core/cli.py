@@ -58,8 +58,10 @@ def _cmd_status(cfg) -> None:
     from .runner import make_plan
     from .store import Store
     import pandas as pd
+    from .data.sources import no_downloads
     spec = _spec_from_cfg(cfg)
-    plan = make_plan(spec)
+    with no_downloads():
+        plan = make_plan(spec)
     stored = Store(cfg.store_dir, spec.store).read(columns=["key", "status"])
     status = dict(zip(stored["key"], stored["status"]))
     counts: dict = {}

@@ -143,7 +143,7 @@ def test_online_sources_point_at_the_benchmark_members_with_published_shapes():
         # offline copies, where there is one, come first in the list
         assert spec.sources[: len(offline)] == offline, name
     assert [n for n in ZENODO if any(not s.online for s in get_spec(n).sources)] == [
-        "car-evaluation", "ecoli", "libras-move"]
+        "abalone7", "car-evaluation", "ecoli", "libras-move"]
     fc = get_spec("forest-cover")
     assert len(fc.sources) == 1 and isinstance(fc.sources[0], SklearnFetchSource)
     assert fc.sources[0].fetcher == "fetch_covtype"
@@ -157,6 +157,7 @@ def test_online_sources_point_at_the_benchmark_members_with_published_shapes():
 
 OFFLINE = [
     # name, n, d, count 0, count 1 -- counted in the raw files / the benchmark's table
+    ("abalone7", 4177, 10, 3786, 391),
     ("car-evaluation", 1728, 21, 1594, 134),
     ("ecoli", 336, 7, 301, 35),
     ("libras-move", 360, 90, 336, 24),
@@ -185,6 +186,26 @@ def test_offline_copies_and_substitutes_load_with_recorded_shape_and_counts(load
     assert "MISMATCH" not in ds.notes
     assert ds.source_kind in ("offline-package", "synthetic")
     assert ds.is_substitute == (name in SUBSTITUTES)
+
+
+def test_abalone_reader_by_hand(tmp_path):
+    p = tmp_path / "abalone.csv"
+    p.write_text("sex,length,diameter,height,whole_weight,shucked_weight,viscera_weight,shell_weight,rings\n"
+                 "M,0.455,0.365,0.095,0.514,0.2245,0.101,0.15,15\n"
+                 "I,0.35,0.265,0.09,0.2255,0.0995,0.0485,0.07,7\n")
+    X, y = registry_mod.read_abalone_rings7(p)
+    np.testing.assert_array_equal(X, [[0, 0, 1, 0.455, 0.365, 0.095, 0.514, 0.2245, 0.101, 0.15],
+                                      [0, 1, 0, 0.35, 0.265, 0.09, 0.2255, 0.0995, 0.0485, 0.07]])
+    assert y.tolist() == ["rest", "rings=7"]
+    p.write_text("sex,length,rings\nM,0.4,7\n")
+    with pytest.raises(DataSourceError, match="expected"):
+        registry_mod.read_abalone_rings7(p)
+
+
+def test_abalone7_offline_copy_has_the_uci_sex_counts(loaded):
+    # UCI abalone.names: 1528 M, 1307 F, 1342 I; columns 0-2 are the F, I, M indicators
+    X = loaded("abalone7").X
+    assert X[:, :3].sum(axis=0).tolist() == [1307, 1342, 1528] and (X[:, :3].sum(axis=1) == 1).all()
 
 
 def test_car_evaluation_is_car_eval_34_built_independently(loaded):
@@ -432,7 +453,7 @@ def test_zenodo_prepopulated_cache_serves_the_real_spec_without_network(cache_ro
     # a stand-in for abalone with the published shape and minority count, so no mismatch is reported
     data, label = fake_benchmark(n=4177, d=10, n_pos=391, seed=1)
     write_benchmark_cache(cache_root / "imbalanced" / "abalone.npz", "abalone", data, label)
-    ds = load_dataset("abalone7")
+    ds = load_dataset("abalone7", source="online")  # "auto" prefers the offline scikit-lego copy
     assert ds.source_kind == "zenodo-cache" and "abalone" in ds.source
     np.testing.assert_array_equal(ds.X, data)
     np.testing.assert_array_equal(ds.y, (label == 1).astype(int))  # +1 -> 1
@@ -668,5 +689,24 @@ def test_source_selection_by_kind(cache_root, no_urlopen):
     with pytest.raises(SourceUnavailableError, match="has no 'openml' source"):
         load_dataset("abalone7", source="openml")  # the benchmark copy is not OpenML's
     with pytest.raises(SourceUnavailableError, match="has no 'offline' source"):
-        load_dataset("abalone7", source="offline")
+        load_dataset("arrhythmia", source="offline")
     assert load_dataset("ecoli", source="offline-package").source_kind == "offline-package"
+
+
+def test_report_and_status_never_download(cache_root, no_urlopen, compose, tmp_path, capsys):
+    """`randml report` reads the store: a set that needs a download is listed as such, the network untouched."""
+    from randml_core.data.sources import no_downloads, offline_mode
+    from randml_core.report import build_report
+
+    src = ZenodoImbalancedSource("webpage")
+    assert src.available() and not offline_mode()  # a run may download it (RANDML_OFFLINE unset) ...
+    with no_downloads():
+        assert offline_mode() and not src.available()  # ... a report may not
+        with pytest.raises(SourceUnavailableError, match="make data"):
+            load_dataset("webpages")
+    assert not offline_mode()
+    spec = compose("experiment=eem_table4_unbalanced", "dataset=webpages")
+    paths = build_report(spec, str(tmp_path / "store"), str(tmp_path / "res"))
+    assert no_urlopen == []
+    table = next(p for p in paths if p.name == "eem_table4_unbalanced.md").read_text()
+    assert "webpages" in table and "make data" in table

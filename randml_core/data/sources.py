@@ -113,9 +113,27 @@ def sklearn_data_home() -> Path:
     return data_cache_root() / "sklearn"
 
 
+_NO_DOWNLOADS = 0  # depth of active no_downloads() blocks
+
+
 def offline_mode() -> bool:
-    """True when ``RANDML_OFFLINE`` is ``1`` (or ``true``/``yes``): downloads are forbidden."""
-    return os.environ.get("RANDML_OFFLINE", "").strip().lower() in {"1", "true", "yes"}
+    """True when downloads are forbidden: ``RANDML_OFFLINE`` is ``1`` (or ``true``/``yes``), or
+    inside :func:`no_downloads`."""
+    return _NO_DOWNLOADS > 0 or os.environ.get("RANDML_OFFLINE", "").strip().lower() in {"1", "true", "yes"}
+
+
+@contextlib.contextmanager
+def no_downloads():
+    """Within the block, online sources use their local cache only (as with ``RANDML_OFFLINE=1``).
+
+    ``randml report`` and ``randml status`` read the store; they must neither wait on the network
+    nor fetch data a table does not need."""
+    global _NO_DOWNLOADS
+    _NO_DOWNLOADS += 1
+    try:
+        yield
+    finally:
+        _NO_DOWNLOADS -= 1
 
 
 def _dist_version(dist: str) -> str:

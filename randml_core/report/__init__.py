@@ -27,8 +27,10 @@ class ReportContext:
 
 
 def build_report(spec: ExperimentSpec, store_dir: str, results_dir: str) -> list[Path]:
+    from ..data.sources import no_downloads
     from ..runner import make_plan  # plan = which keys belong to this config; no model is called
-    plan = make_plan(spec)
+    with no_downloads():  # a report reads what is here; a set that needs a download is "not available"
+        plan = make_plan(spec)
     keys = {c.key for _, c in plan.cells()}
     frame = Store(store_dir, spec.store).read()
     frame = frame[frame["key"].isin(keys)].reset_index(drop=True) if len(frame) else frame
