@@ -27,7 +27,7 @@ from threadpoolctl import threadpool_limits
 from .config import ExperimentSpec, Variant
 from .data import DataSourceError, load_dataset
 from .metrics import classification_scores, log_loss, rmse
-from .models.grid import FAMILIES, Split
+from .models.grid import FAMILIES, Split, release_unneeded
 from .protocol import SplitSpec
 from .provenance import code_version, package_versions
 from .store import Store
@@ -236,8 +236,11 @@ def run_task(X, y, task: Task, options: dict, problem: str = "binary") -> list[d
         for c in task.cells:
             by_family.setdefault(c.variant.family, []).append(c)
         rows = []
-        for family, cells in by_family.items():
+        order = list(by_family)
+        for pos, family in enumerate(order):
+            cells = by_family[family]
             results = FAMILIES[family].evaluate(split, [c.params for c in cells])
+            release_unneeded(split, [FAMILIES[f] for f in order[pos + 1:]])
             for c, r in zip(cells, results):
                 row = {"key": c.key, "model": c.variant.name, "family": family, "params_json": c.params_json,
                        "status": _status(r.error), "error": r.error,

@@ -226,3 +226,37 @@ def test_fast_plan_keys_equal_the_reference_cell_key(compose):
             assert cell.key == cell_key(ds.data_hash, spec, task.split, cell.variant.family, cell.params_json)
             checked += 1
     assert checked > 100
+
+
+def test_task_frees_cache_entries_no_later_family_reads(compose, monkeypatch):
+    """WELM's hidden layers are reused by EEM, then freed before EEKM builds its kernels."""
+    import dataclasses
+
+    from randml_core.data import load_dataset
+    from randml_core.models import grid
+    from randml_core.runner import run_task
+    spec = compose("experiment=smoke", "dataset=heart")
+    plan = make_plan(spec)
+    task = next(t for t in plan.tasks if t.split.fold == 0)
+    families = [f for f in dict.fromkeys(c.variant.family for c in task.cells)]
+    assert families[:3] == ["welm", "eem", "eekm"]
+    seen = {}
+
+    def spy(name):
+        fam = grid.FAMILIES[name]
+
+        def evaluate(split, settings):
+            seen[name] = sorted({k[0] for k in split.cache})
+            return fam.evaluate(split, settings)
+        return dataclasses.replace(fam, evaluate=evaluate)
+    for name in families:
+        monkeypatch.setitem(grid.FAMILIES, name, spy(name))
+    ds = load_dataset("heart")
+    run_task(ds.X, ds.y, task, spec.options)
+    assert seen["welm"] == [] and seen["eem"] == ["hidden"] and seen["eekm"] == []
+    # a later family that does not declare what it reads keeps everything
+    split = grid.Split(ds.X, ds.y, ds.X, 0)
+    split.cache[("hidden", "sig", 5)] = (None, 0.0)
+    undeclared = dataclasses.replace(grid.FAMILIES["eem"], cache_kinds=None)
+    assert grid.release_unneeded(split, [undeclared]) == [] and len(split.cache) == 1
+    assert grid.release_unneeded(split, [grid.FAMILIES["svm"]]) == [("hidden", "sig", 5)] and not split.cache

@@ -74,6 +74,9 @@ class Family:
     estimator: type
     version: str  # bump when the family's results change; it is part of every cell key
     evaluate: Callable[["Split", list[dict]], list[CellResult]]
+    #: kinds (first element of the key) of the ``Split.cache`` entries this family reads; the runner
+    #: frees entries no later family of the task reads. ``None``: unknown, so nothing is freed early.
+    cache_kinds: tuple[str, ...] | None = None
 
 
 def _guard(params: dict, fn) -> CellResult:
@@ -292,12 +295,28 @@ def evaluate_svm(split: Split, settings: list[dict]) -> list[CellResult]:
 
 
 FAMILIES: dict[str, Family] = {
-    "welm": Family("welm", WELM, "2", _evaluate_hidden("welm")),
-    "eem": Family("eem", EEM, "2", _evaluate_hidden("eem")),
-    "eekm": Family("eekm", EEKM, "2", evaluate_eekm),
-    "lssvm": Family("lssvm", LSSVM, "1", evaluate_lssvm),
-    "svm": Family("svm", SVM, "2", evaluate_svm),
+    "welm": Family("welm", WELM, "2", _evaluate_hidden("welm"), ("hidden",)),
+    "eem": Family("eem", EEM, "2", _evaluate_hidden("eem"), ("hidden",)),
+    "eekm": Family("eekm", EEKM, "2", evaluate_eekm, ("sq",)),
+    "lssvm": Family("lssvm", LSSVM, "1", evaluate_lssvm, ("sq", "k")),
+    "svm": Family("svm", SVM, "2", evaluate_svm, ("sq", "k")),
 }
+
+
+def release_unneeded(split: Split, later: list[Family]) -> list:
+    """Drop the cache entries that none of the ``later`` families reads; returns the dropped keys.
+
+    A task evaluates its families one after another on one ``Split``; without this, the hidden
+    layers of WELM/EEM (N x h_max per activation) would still be held while EEKM builds its
+    kernels, and the task's peak memory would be the sum of the phases instead of their maximum.
+    """
+    if any(f.cache_kinds is None for f in later):
+        return []
+    keep = {k for f in later for k in f.cache_kinds}
+    dropped = [key for key in split.cache if not (isinstance(key, tuple) and key and key[0] in keep)]
+    for key in dropped:
+        del split.cache[key]
+    return dropped
 
 
 def register_family(family: Family) -> None:
