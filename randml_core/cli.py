@@ -48,7 +48,8 @@ def _cmd_run(cfg) -> None:
           f"{len(spec.variants)} model(s); {spec.protocol.describe()}; n_jobs={cfg.n_jobs}", file=sys.stderr)
     s = run(spec, cfg.store_dir, n_jobs=int(cfg.n_jobs), progress=bool(cfg.progress),
             retry_failed=bool(cfg.retry_failed))
-    print(f"randml run: computed {s.computed} cells ({s.failed} failed, {s.not_converged} bounded), "
+    print(f"randml run: computed {s.computed} cells ({s.failed} failed, {s.skipped} skipped by rule, "
+          f"{s.not_converged} bounded), "
           f"{s.cached} already stored, in {s.seconds:.1f} s", file=sys.stderr)
     for name, reason in s.unavailable.items():
         print(f"randml run: skipped {name}: {reason}", file=sys.stderr)

@@ -313,6 +313,7 @@ class RunSummary:
     not_converged: int
     seconds: float
     unavailable: dict
+    skipped: int = 0  # not run by rule (e.g. above a kernel size limit); not counted in ``failed``
 
 
 def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool = True,
@@ -344,7 +345,7 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
                   "packages": package_versions(), "config_hash": spec.config_hash(),
                   "protocol": spec.protocol.describe(), "preprocessing": preprocessing_of(spec.options)}
     options = dict(spec.options)
-    computed = failed = bounded = 0
+    computed = failed = skipped = bounded = 0
     jobs = (delayed(_run_task_with_meta)(plan.datasets[t.dataset].X, plan.datasets[t.dataset].y, t, options,
                                          plan.datasets[t.dataset].task)
             for t in todo)
@@ -362,12 +363,13 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
                           "n_train": len(task.split.train), "n_test": len(task.split.test), "timestamp": stamp})
             store.write(rows)
             computed += len(rows)
-            failed += sum(r["status"] != "ok" for r in rows)
+            failed += sum(r["status"] == "failed" for r in rows)
+            skipped += sum(r["status"] == "skipped" for r in rows)
             bounded += sum(not r["converged"] for r in rows)
             bar.update(len(rows))
     if len(store.parts()) > 64:
         store.compact()
-    return RunSummary(computed, n_cached, failed, bounded, time.monotonic() - t0, plan.unavailable)
+    return RunSummary(computed, n_cached, failed, bounded, time.monotonic() - t0, plan.unavailable, skipped)
 
 
 def _run_task_with_meta(X, y, task, options, problem="binary"):

@@ -60,3 +60,12 @@ def test_table_marks_best_and_notes_missing_data(tmp_path):
     csv = pd.read_csv(paths[1])
     assert csv.loc[0, "best"] == "X" and csv.loc[0, "generated_by"] == "abc"
     assert "\\textbf{0.812 $\\pm$ 0.050}" in paths[2].read_text()
+
+
+def test_cell_counts_keeps_skipped_apart_from_failed():
+    import pandas as pd
+    from randml_core.report.tables import cell_counts
+    frame = pd.DataFrame({"status": ["ok", "ok", "skipped", "failed", "skipped"]})
+    assert cell_counts(frame, 5) == "Failed cells: 1; skipped by rule: 2; cells stored 5 of 5 planned."
+    assert cell_counts(frame.iloc[:2], 5).endswith("cells stored 2 of 5 planned (INCOMPLETE).")
+    assert cell_counts(pd.DataFrame(), 3).startswith("Failed cells: 0; skipped by rule: 0;")

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from randml_core.report.tables import frame_latex, frame_markdown, outer_rows
+from randml_core.report.tables import cell_counts, frame_latex, frame_markdown, outer_rows
 
 PUBLISHED = Path(__file__).with_name("published.csv")
 NEEDS_DOWNLOAD = "needs download: make data"
@@ -147,8 +147,7 @@ def footer(ctx, frame: pd.DataFrame, extra: list[str]) -> list[str]:
         "published.csv); Δ = ours - paper; verdict against our fold std: within spread (|Δ| <= std), above, "
         "not reached. Binary problems: the paper gives one MeMd value for J and JS (they coincide).",
         *extra,
-        f"Failed cells: {int((frame['status'] != 'ok').sum()) if len(frame) else 0}; cells stored {len(frame)} of "
-        f"{ctx.n_planned} planned" + ("" if len(frame) >= ctx.n_planned else " (INCOMPLETE)") + ".",
+        cell_counts(frame, ctx.n_planned),
         f"Code version: {', '.join(versions) or 'n/a'} (report {ctx.code_version}, "
         f"{datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}).",
         f"Data sources used: {src or 'none'}.",

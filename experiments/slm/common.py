@@ -20,6 +20,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from randml_core.report.tables import cell_counts
+
 PUBLISHED = Path(__file__).with_name("published.csv")
 
 #: FF-MLP / BP-MLP come from Lin et al. (2020) via the SLM paper: quoted, never run here
@@ -151,11 +153,9 @@ def provenance_lines(ctx) -> list[str]:
     frame = ctx.frame
     versions = sorted(set(frame["code_version"].str[:10] + frame["code_dirty"].map({True: "+dirty", False: ""}))) \
         if len(frame) else []
-    failed = int((frame["status"] != "ok").sum()) if len(frame) else 0
     return [
         f"Protocol: {ctx.spec.protocol.describe()}; profile {ctx.spec.profile}.",
-        f"Cells stored {len(frame)} of {ctx.n_planned} planned" + ("" if len(frame) == ctx.n_planned else " (INCOMPLETE)")
-        + f"; failed cells {failed}.",
+        cell_counts(frame, ctx.n_planned),
         f"Code version: {', '.join(versions) or 'n/a'} (report by {ctx.code_version} at "
         f"{datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}).",
         "Data sources: " + "; ".join(f"{d}: {s}" + (f" (SUBSTITUTE for {ctx.substitutes[d]})" if d in ctx.substitutes else "")

@@ -11,6 +11,16 @@ import numpy as np
 import pandas as pd
 
 
+def cell_counts(frame: pd.DataFrame, n_planned: int) -> str:
+    """One footer sentence: failed and skipped cells (by their stored status), stored of planned.
+
+    "skipped" cells were not run by rule (e.g. above a kernel size limit); "failed" ones raised."""
+    st = frame["status"].value_counts() if len(frame) else pd.Series(dtype=int)
+    failed, skipped = int(st.get("failed", 0)), int(st.get("skipped", 0))
+    return (f"Failed cells: {failed}; skipped by rule: {skipped}; cells stored {len(frame)} of {n_planned} planned"
+            + ("" if len(frame) >= n_planned else " (INCOMPLETE)") + ".")
+
+
 def outer_rows(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[frame["inner_fold"] == -1] if "inner_fold" in frame.columns else frame
 
