@@ -35,7 +35,8 @@ from .store import Store
 log = logging.getLogger(__name__)
 
 #: columns that legitimately differ between two runs of the same cells
-VOLATILE_COLUMNS = ("fit_seconds", "predict_seconds", "timestamp", "code_version", "code_dirty", "packages")
+VOLATILE_COLUMNS = ("fit_seconds", "predict_seconds", "task_seconds", "timestamp", "code_version", "code_dirty",
+                    "packages")
 
 PREPROCESSING = "minmax[0,1] fitted on the training part"
 #: experiment option ``preprocessing`` -> the description stored in rows and hashed into cell keys
@@ -376,4 +377,9 @@ def _run_task_with_meta(X, y, task, options, problem="binary"):
     # worker processes start fresh: families registered by experiment plugins must be imported here too
     for module in options.get("plugins") or []:
         importlib.import_module(module)
-    return task, run_task(X, y, task, options, problem)
+    t0 = time.perf_counter()
+    rows = run_task(X, y, task, options, problem)
+    seconds = time.perf_counter() - t0  # the whole task: preprocessing, shared work and every cell
+    for r in rows:
+        r["task_seconds"] = seconds
+    return task, rows

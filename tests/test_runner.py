@@ -260,3 +260,14 @@ def test_task_frees_cache_entries_no_later_family_reads(compose, monkeypatch):
     undeclared = dataclasses.replace(grid.FAMILIES["eem"], cache_kinds=None)
     assert grid.release_unneeded(split, [undeclared]) == [] and len(split.cache) == 1
     assert grid.release_unneeded(split, [grid.FAMILIES["svm"]]) == [("hidden", "sig", 5)] and not split.cache
+
+
+def test_rows_record_their_task_wall_time(compose, tmp_path):
+    spec = compose("experiment=smoke", "dataset=heart")
+    run(spec, tmp_path, n_jobs=1, progress=False)
+    frame = load("smoke", store=tmp_path)
+    per_task = frame.groupby(["repeat", "fold", "inner_fold"])
+    assert (per_task["task_seconds"].nunique() == 1).all()  # one value per task, shared by its rows
+    # every cell's own time (solve + its share of the task's shared work) lies inside its task's time
+    assert (frame["fit_seconds"] + frame["predict_seconds"] <= frame["task_seconds"] + 1e-9).all()
+    assert "task_seconds" in VOLATILE_COLUMNS
