@@ -256,7 +256,7 @@ def figure(s: pd.DataFrame, activation: str, datasets: list[str], title: str, fo
         ax.set_title(LABELS.get(ds, ds), fontsize=10)
         ax.set_xlabel("boosting level l")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, loc="lower right")
+        ax.legend(fontsize=7, loc="best")
     axes[0][0].set_ylabel("test accuracy (%)")
     fig.suptitle(title, fontsize=11)
     fig.text(0.01, 0.005, "\n".join(textwrap.wrap(footer, 95 * len(present))), fontsize=6, va="bottom")
