@@ -48,8 +48,8 @@ table1: $(STAMP)
 table3: $(STAMP)
 	$(PY) -m experiments.eem.table3
 
-# The 14 unbalanced sets (offline copies and substitutes; originals after `make data`). Long: the
-# 145k-row set alone takes hours. Its report also writes Table 5 (times at the selected settings).
+# The 14 unbalanced sets (offline copies and substitutes; originals after `make data`). About 2.7 h on
+# 2 cores offline (README lists each set). Its report also writes Table 5 (times at the selected settings).
 table4-unbalanced: $(STAMP)
 	$(call experiment,eem_table4_unbalanced)
 

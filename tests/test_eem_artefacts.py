@@ -98,3 +98,14 @@ def test_eem_report_reads_table5_claims_and_counts_wins(tmp_path, monkeypatch):
     assert out[0] == "- unbalanced part (2 datasets with results):"
     assert "EEM-rbf vs WELM-rbf (mean GMean, draw = within 0.005): 1 wins, 0 draws, 1 losses." in out[1]
     assert summary.table4_claims(pd.DataFrame(), "x", "make y") == ["- Table 4, x: not run (`make y`)."]
+
+
+def test_table4_compute_footer_sums_task_seconds_once_per_split():
+    import numpy as np
+    import pandas as pd
+    from experiments.eem.table4 import task_minutes
+    f = pd.DataFrame({"dataset": ["a"] * 4 + ["b", "c", "c"], "repeat": 0, "inner_fold": -1,
+                      "fold": [0, 0, 1, 1, 0, 0, 1], "task_seconds": [30.0, 30.0, 45.0, 45.0, np.nan, 2.0, np.nan]})
+    line = task_minutes(f)
+    assert "a 1.2 min" in line and "c 2.0 s" in line  # (30 + 45) s: each split counted once
+    assert "partial (some rows without a task time): c" in line and "not recorded" in line and line.endswith(": b.")

@@ -30,11 +30,15 @@ def task_minutes(frame: pd.DataFrame) -> str:
         return "Compute per dataset: not stored (rows written before task_seconds was recorded)."
     tasks = frame.dropna(subset=["task_seconds"]).drop_duplicates(["dataset", "repeat", "fold", "inner_fold"])
     secs = tasks.groupby("dataset")["task_seconds"].sum()
-    partial = sorted(set(frame.loc[frame["task_seconds"].isna(), "dataset"]))
+    missing = set(frame.loc[frame["task_seconds"].isna(), "dataset"])
+    partial = sorted(missing & set(secs.index))
+    absent = sorted(missing - set(secs.index))
     parts = [f"{d} {s / 60:.1f} min" if s >= 60 else f"{d} {s:.1f} s" for d, s in secs.items()]
     return ("Compute per dataset (sum over its splits of the task's wall seconds, all models, one thread each; "
             "with n_jobs=2 the run takes about half): " + ", ".join(parts)
-            + (f"; partial (some rows without a task time): {', '.join(partial)}" if partial else "") + ".")
+            + (f"; partial (some rows without a task time): {', '.join(partial)}" if partial else "")
+            + (f"; not recorded (rows stored before task_seconds existed; README lists measured wall times): "
+               f"{', '.join(absent)}" if absent else "") + ".")
 
 
 def _footer(ctx, rule: str, summary: pd.DataFrame) -> list[str]:
