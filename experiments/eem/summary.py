@@ -48,7 +48,7 @@ def table4_claims(frame: pd.DataFrame, part: str = "UCI part", target: str = "ma
         w, t, l = _wins(best, "EEKM-rbf", other)
         out.append(f"- EEKM-rbf vs {other}: {w} wins, {t} draws, {l} losses (paper: about a third each way; "
                    f"**{'HELD' if min(w, t, l) >= 1 else 'NOT HELD'}** in the sense that each outcome occurs).")
-    return out
+    return out[:1] + ["  " + line for line in out[1:]]  # nested under the part's heading
 
 
 def table5_claims() -> list[str]:
