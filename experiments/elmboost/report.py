@@ -300,6 +300,8 @@ def run_description(rows: pd.DataFrame, ctx) -> list[str]:
                          + f", T = {int(b['n_steps'].iloc[0])}, fit {b.groupby('seed')['shared_seconds'].max().median():.0f} s "
                            f"per seed ({b['gflops'].median():.0f} GFLOP/s)")
         n = f"{int(sub['n_train'].iloc[0])} train / {int(sub['n_test'].iloc[0])} test"
+        if "data_source" in sub and sub["data_source"].notna().any():
+            n += "; data: " + "; ".join(sorted(sub["data_source"].dropna().unique()))
         lines.append(f"- **{ds}** ({n}): " + ("; ".join(parts) if parts else "only the plain ELM") + ".")
     return lines
 
