@@ -363,6 +363,7 @@ def test_run_then_report_numbers_come_from_the_store(compose, tmp_path):
     assert rep["saturation_tanh"]["status"] == "not tested"  # only levels 0..2
     md = (tmp_path / "res" / "tables" / "t_claims.md").read_text()
     assert "digits-8x8" in md and "levels 0..2" in md
+    assert "data: scikit-learn " in md and "`load_digits` (offline, bundled)" in md  # each dataset's source
 
 
 # ----------------------------------------------------------------------------- claims on hand-made summaries

@@ -65,7 +65,8 @@ COLUMNS = {"dataset": "dataset", "model": "model", "repeat": "repeat", "model_se
            "p_activation": "activation", "p_test_noise": "noise", "p_n_levels": "n_levels",
            "p_n_steps": "n_steps", "p_alpha": "alpha", "p_ridge": "ridge", "fit_seconds": "seconds",
            "x_shared_seconds": "shared_seconds", "x_shared_levels": "shared_levels",
-           "x_gflops_per_s": "gflops", "n_train": "n_train", "n_test": "n_test", "accuracy": "final_accuracy"}
+           "x_gflops_per_s": "gflops", "n_train": "n_train", "n_test": "n_test", "accuracy": "final_accuracy",
+           "data_source": "data_source"}
 
 
 # --------------------------------------------------------------------------- data
