@@ -98,11 +98,13 @@ class _ArraysOnlyUnpickler(pickle.Unpickler):
     """Unpickles numpy arrays and plain containers only: any other global (a function, a class that
     could run code) is refused, so a pickled data file from a wheel cannot execute anything."""
 
-    _ALLOWED = {("numpy", "ndarray"): np.ndarray, ("numpy", "dtype"): np.dtype}
+    # numpy's own array reconstructor (numpy.core.multiarray in 1.x, numpy._core.multiarray in 2.x)
+    _RECONSTRUCT = np.empty(0).__reduce__()[0]
+    _ALLOWED = {("numpy", "ndarray"): np.ndarray, ("numpy", "dtype"): np.dtype,
+                ("numpy.core.multiarray", "_reconstruct"): _RECONSTRUCT,
+                ("numpy._core.multiarray", "_reconstruct"): _RECONSTRUCT}
 
     def find_class(self, module, name):
-        if name == "_reconstruct" and module in ("numpy.core.multiarray", "numpy._core.multiarray"):
-            return getattr(np, "_core", getattr(np, "core", None)).multiarray._reconstruct
         if (module, name) in self._ALLOWED:
             return self._ALLOWED[(module, name)]
         raise DataValidationError(f"refusing to unpickle {module}.{name}: a data file may hold arrays only")
@@ -118,8 +120,9 @@ def read_mnist_pickle(path, sha256: str | None = None) -> tuple[np.ndarray, np.n
     multiple), so the rows equal the IDX/OpenML copy. ``sha256``: the file's expected digest.
     """
     raw = Path(path).read_bytes()
-    if sha256 is not None and hashlib.sha256(raw).hexdigest() != sha256:
-        raise DataValidationError(f"'{path}': sha256 {hashlib.sha256(raw).hexdigest()} is not the pinned {sha256} "
+    digest = hashlib.sha256(raw).hexdigest() if sha256 is not None else None
+    if digest != sha256:
+        raise DataValidationError(f"'{path}': sha256 {digest} is not the pinned {sha256} "
                                   f"(a different or corrupt file); fix: reinstall the wheel (`make venv`)")
     try:
         parts = _ArraysOnlyUnpickler(io.BytesIO(gzip.decompress(raw)), encoding="latin1").load()
