@@ -70,20 +70,84 @@ def _require(node: Any, key: str, where: str, kind: type | tuple):
     return value
 
 
-def _as_number_list(values, where: str) -> list:
+def _as_value_list(values, where: str) -> list:
+    """A grid axis: a non-empty list of scalars (numbers, strings, booleans, null). Numeric strings
+    (YAML reads ``1e3`` as a string) become floats; the estimator's constraints judge the values."""
     if not isinstance(values, list) or not values:
         raise ConfigError(f"config key '{where}' must be a non-empty list, got {values!r}")
     out = []
     for v in values:
-        if isinstance(v, bool) or not isinstance(v, (int, float, str)):
-            raise ConfigError(f"config key '{where}' has a value of type {type(v).__name__}: {v!r}")
+        if v is not None and not isinstance(v, (bool, int, float, str)):
+            raise ConfigError(f"config key '{where}' has a value of type {type(v).__name__}: {v!r}; "
+                              "grid values are numbers, strings, booleans or null")
         if isinstance(v, str):
             try:
                 v = float(v)
             except ValueError:
                 pass
         out.append(v)
+    if len({json.dumps(v, sort_keys=True, default=str) for v in out}) < len(out):
+        raise ConfigError(f"config key '{where}' lists a value twice: {values!r}")
     return out
+
+
+def _check_value(value, where: str, kind: str, low=None, choices=None):
+    """One scalar option: ``kind`` is "bool", "int" or "str"; ``low`` a lower bound; ``choices``."""
+    ok = {"bool": isinstance(value, bool),
+          "int": isinstance(value, int) and not isinstance(value, bool),
+          "str": isinstance(value, str) and value != ""}[kind]
+    what = {"bool": "true or false", "int": "an integer", "str": "a non-empty string"}[kind]
+    if not ok:
+        raise ConfigError(f"{where}={value!r} is invalid: it must be {what}")
+    if low is not None and value < low:
+        raise ConfigError(f"{where}={value!r} is invalid: it must be >= {low}")
+    if choices is not None and value not in choices:
+        raise ConfigError(f"{where}={value!r} is unknown; {did_you_mean(value, choices)}choose one of "
+                          f"{', '.join(map(str, choices))}")
+    return value
+
+
+def check_runtime(cfg: dict) -> None:
+    """The run-time keys of the primary config (conf/config.yaml), before any work."""
+    if "n_jobs" in cfg:
+        n = _check_value(cfg["n_jobs"], "n_jobs", "int")
+        if n == 0 or n < -1:
+            raise ConfigError(f"n_jobs={n} is invalid: use a number of worker processes >= 1, or -1 for one per core")
+    for key in ("progress", "retry_failed"):
+        if key in cfg:
+            _check_value(cfg[key], key, "bool")
+    for key in ("store_dir", "results_dir"):
+        if key in cfg:
+            _check_value(cfg[key], key, "str")
+
+
+def _check_options(options: dict) -> None:
+    """Engine options of ``experiment.*`` with a known meaning; their types and ranges."""
+    for key, value in options.items():
+        where = f"experiment.{key}"
+        if key == "svm_max_iter":
+            if _check_value(value, where, "int") == 0 or value < -1:
+                raise ConfigError(f"{where}={value} is invalid: a positive number of libsvm iterations, or -1 for no bound")
+        elif key.endswith("_max_train"):
+            _check_value(value, where, "int", low=1)
+        elif key == "train_criteria":
+            _check_value(value, where, "bool")
+        elif key == "preprocessing" and value is not None:
+            _check_value(value, where, "str", choices=("minmax", "standard", "none"))
+        elif key in ("title", "store"):
+            _check_value(value, where, "str")
+        elif key in ("report", "plugins"):
+            items = [value] if isinstance(value, str) else value
+            if not isinstance(items, list) or not all(isinstance(v, str) and v for v in items):
+                raise ConfigError(f"{where}={value!r} is invalid: a module name or a list of module names")
+
+
+def _check_param(estimator: type, params: dict, where: str) -> None:
+    from .params import ParamError, check_params
+    try:
+        check_params(estimator, params, where)
+    except ParamError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def build_spec(cfg: dict) -> ExperimentSpec:
@@ -91,6 +155,7 @@ def build_spec(cfg: dict) -> ExperimentSpec:
     from .data import get_spec, list_datasets, UnknownDatasetError
     from .models.grid import FAMILIES
 
+    check_runtime(cfg)
     exp = cfg.get("experiment")
     if not exp:
         raise ConfigError("no experiment selected: pass experiment=<name> (see conf/experiment/)")
@@ -101,6 +166,10 @@ def build_spec(cfg: dict) -> ExperimentSpec:
         except ImportError as exc:
             raise ConfigError(f"experiment.plugins: cannot import {module!r} ({exc})") from None
     datasets = list(_require(exp, "datasets", "experiment.", list))
+    twice = sorted({d for d in datasets if datasets.count(d) > 1}, key=str)
+    if twice:
+        raise ConfigError(f"experiment.datasets lists {', '.join(map(repr, twice))} more than once; "
+                          "list each dataset once (its cells would be computed twice)")
     known = set(list_datasets())
     for ds in datasets:
         if not isinstance(ds, str):
@@ -133,13 +202,16 @@ def build_spec(cfg: dict) -> ExperimentSpec:
                               f"known families: {', '.join(sorted(FAMILIES))}")
         if only_family and family != only_family:
             continue
-        valid = set(FAMILIES[family].estimator().get_params()) - {"random_state"}
+        estimator = FAMILIES[family].estimator
+        valid = set(estimator().get_params()) - {"random_state"}
         grid = dict(_require(m, "grid", where, dict))
         for p, values in list(grid.items()):
             if p not in valid:
-                raise ConfigError(f"{where}grid.{p} is not a parameter of {FAMILIES[family].estimator.__name__}; "
+                raise ConfigError(f"{where}grid.{p} is not a parameter of {estimator.__name__}; "
                                   f"{did_you_mean(p, valid)}valid: {', '.join(sorted(valid))}")
-            grid[p] = _as_number_list(overrides.get(p, values), f"{where}grid.{p}")
+            grid[p] = _as_value_list(overrides.get(p, values), f"{where}grid.{p}")
+            for v in grid[p]:
+                _check_param(estimator, {p: v}, f"{where}grid.")
         for vname, fixed in _require(m, "variants", where, dict).items():
             if fixed is None:  # `VARIANT: null` in an experiment drops that variant of the family
                 continue
@@ -147,7 +219,8 @@ def build_spec(cfg: dict) -> ExperimentSpec:
             for p in fixed:
                 if p not in valid:
                     raise ConfigError(f"{where}variants.{vname}.{p} is not a parameter of "
-                                      f"{FAMILIES[family].estimator.__name__}; valid: {', '.join(sorted(valid))}")
+                                      f"{estimator.__name__}; valid: {', '.join(sorted(valid))}")
+            _check_param(estimator, fixed, f"{where}variants.{vname}.")
             variants.append(Variant(vname, family, fixed, grid))
     if not variants:
         raise ConfigError(f"model={only_family!r} selects none of this experiment's models "
@@ -163,15 +236,19 @@ def build_spec(cfg: dict) -> ExperimentSpec:
         if isinstance(v, bool) or not isinstance(v, int):
             raise ConfigError(f"protocol.{k} must be an integer, got {v!r}")
         ints[k] = v
+    if ints["inner_splits"] == 1 or ints["inner_splits"] < 0:
+        raise ConfigError(f"protocol.inner_splits={ints['inner_splits']} is invalid: 0 (no nested CV) or >= 2 inner folds")
+    if ints["seed"] < 0:
+        raise ConfigError(f"protocol.seed={ints['seed']} is invalid: a seed is an integer >= 0")
+    test_size = p.get("test_size", 0.4)
+    if isinstance(test_size, bool) or not isinstance(test_size, (int, float)) or not 0 < test_size < 1:
+        raise ConfigError(f"protocol.test_size={test_size!r} is invalid: the test fraction, strictly between 0 and 1")
     try:
         protocol = Protocol(kind=kind, test_size=float(p.get("test_size", 0.4)), **ints)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     options = {k: v for k, v in exp.items() if k not in ("name", "paper", "datasets", "columns", "store")}
-    prep = options.get("preprocessing")
-    if prep is not None and prep not in ("minmax", "standard", "none"):
-        raise ConfigError(f"experiment.preprocessing={prep!r} is unknown; {did_you_mean(prep, ('minmax', 'standard', 'none'))}"
-                          "choose one of minmax (default), standard, none (sparse data)")
+    _check_options(options)
     names = [v.name for v in variants]
     columns = list(exp.get("columns") or names)
     all_names = {n for m in models.values() for n, v in (m.get("variants") or {}).items() if v is not None}

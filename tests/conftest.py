@@ -1,10 +1,41 @@
+"""Suite-wide fixtures. The suite is hermetic: it sees the same data on every machine.
+
+At import (before any test, so subprocesses inherit it): downloads are forbidden
+(``RANDML_OFFLINE=1``), optional system data such as Debian's Fashion-MNIST is hidden
+(``RANDML_SYSTEM_DATA=0``) and the download cache is an empty session directory
+(``RANDML_DATA_CACHE``), so a warm ``datasets/cache`` on a developer's machine is never what makes a
+test pass. In-process sockets are blocked by pytest-socket (``--disable-socket`` in pyproject.toml).
+A test that wants the machine's optional data opts in with ``@pytest.mark.system_data`` and is
+skipped, with the reason, where that data is absent.
+"""
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+
+try:  # urllib3 probes IPv6 with a socket at import; let it do so before sockets are blocked
+    import urllib3.util.connection  # noqa: F401
+except ImportError:  # pragma: no cover
+    pass
+
+os.environ["RANDML_OFFLINE"] = "1"
+os.environ["RANDML_SYSTEM_DATA"] = "0"
+os.environ["RANDML_DATA_CACHE"] = tempfile.mkdtemp(prefix="randml-test-cache-")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "system_data: uses optional data installed on the machine by hand "
+                                       "(skipped where absent)")
+
+
+@pytest.fixture(autouse=True)
+def _system_data_opt_in(request, monkeypatch):
+    if request.node.get_closest_marker("system_data") is not None:
+        monkeypatch.setenv("RANDML_SYSTEM_DATA", "1")
 
 
 @pytest.fixture

@@ -219,7 +219,8 @@ def test_synthetic_sets():
 
 
 def has_offline_source(name) -> bool:
-    return any(not s.online for s in get_spec(name).sources)
+    """An offline source the repo installs (system data such as Debian's Fashion-MNIST does not count)."""
+    return any(not s.online and not s.system for s in get_spec(name).sources)
 
 
 def test_every_registered_spec_matches_its_expected_block():
@@ -587,3 +588,41 @@ def test_readme_catalogue_is_current():
         if has_offline_source(name):  # online-only sets are not loadable offline: no hash to compare
             h = load_dataset(name).data_hash[:16]
             assert h in text, f"{name}: rerun scripts/catalog.py"
+
+
+def test_friedman3_is_machine_independent_and_matches_sklearn():
+    """friedman3's y is math.atan of the generator's ratio: the same bits on every CPU, and within a few
+    ULP of scikit-learn's make_friedman3 (whose numpy arctan differs between instruction sets)."""
+    import math
+
+    from sklearn.datasets import make_friedman3
+
+    ds = load_dataset("friedman3")
+    X, y = make_friedman3(n_samples=1000, noise=0.0, random_state=0)
+    np.testing.assert_array_equal(ds.X, X)
+    np.testing.assert_allclose(ds.y, y, rtol=0, atol=4 * np.spacing(np.abs(y)).max())
+    r = (X[:, 1] * X[:, 2] - 1 / (X[:, 1] * X[:, 3])) / X[:, 0]
+    assert all(ds.y[i] == math.atan(r[i]) for i in (0, 1, 499, 999))
+    assert ds.source_kind == "generated"
+
+
+def test_system_data_is_hidden_from_the_suite():
+    """Optional Debian Fashion-MNIST is invisible unless a test opts in: the same answer on every machine."""
+    from randml_core.data.sets_elmboost import IDXSource
+    from randml_core.data.sources import SourceUnavailableError
+
+    assert not IDXSource().available()
+    with pytest.raises(SourceUnavailableError, match="fashion-mnist"):
+        load_dataset("fashion-mnist")  # no Debian files, no cache, no download
+
+
+@pytest.mark.system_data
+def test_debian_fashion_mnist_when_installed():
+    """Opt-in: Debian's dataset-fashion-mnist, where installed, has the published split and class counts."""
+    from randml_core.data.sets_elmboost import IDXSource
+
+    if not IDXSource().available():
+        pytest.skip(f"Debian dataset-fashion-mnist is not installed here ({IDXSource().path()})")
+    ds = load_dataset("fashion-mnist")
+    assert ds.X.shape == (70000, 784) and ds.class_counts() == {c: 7000 for c in range(10)}
+    assert ds.source_kind == "offline-debian"

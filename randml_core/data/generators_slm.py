@@ -88,3 +88,20 @@ def two_new_moons(n_per_class: int = 500, noise: float = 0.3, seed: int = 0):
 def four_new_moons(n_per_class: int = 500, noise: float = 0.2, seed: int = 0):
     """4-new-moons of the paper: four moons (4 classes), 500 per class, 20 % noisy samples."""
     return new_moons(4, n_per_class, noise, seed)
+
+
+def friedman3(n_samples: int = 1000, seed: int = 0):
+    """scikit-learn's ``make_friedman3(n_samples, noise=0, random_state=seed)`` with the arctan taken
+    by the C library (``math.atan``) instead of numpy's vectorised one.
+
+    X and the arctan's argument are the generator's own draws and IEEE basic operations, identical on
+    every machine; numpy's SIMD arctan is not (its last bits depend on the CPU's instruction set: the
+    catalogue hash of ``make_friedman3`` differed between two machines with the same numpy), so the data
+    hash, hence every cell key on this set, would depend on the hardware."""
+    import math
+
+    from sklearn.datasets import make_friedman3
+
+    X, _ = make_friedman3(n_samples=n_samples, noise=0.0, random_state=seed)
+    ratio = (X[:, 1] * X[:, 2] - 1 / (X[:, 1] * X[:, 3])) / X[:, 0]
+    return X, np.array([math.atan(v) for v in ratio])

@@ -39,7 +39,8 @@ import numpy as np
 
 from .checks import DataValidationError
 from .registry import DatasetSpec, register
-from .sources import LoadResult, OpenMLSource, PackageFileSource, SklearnSource, Source, SourceUnavailableError
+from .sources import (LoadResult, OpenMLSource, PackageFileSource, SklearnSource, Source, SourceUnavailableError,
+                      system_data_enabled)
 
 ELM = ("elmboost",)
 MNIST_TRAIN, MNIST_TEST = 60_000, 10_000
@@ -177,6 +178,7 @@ class IDXSource(Source):
     ``/usr/share/datasets/fashion-mnist`` (resolved at call time). Optional: never required."""
 
     kind = "offline-debian"
+    system = True
 
     def __init__(self, directory=None, files=FASHION_FILES, package: str = "dataset-fashion-mnist"):
         self.directory = directory
@@ -191,6 +193,9 @@ class IDXSource(Source):
         return f"Debian `{self.package}` IDX files in {self.path()} (offline, optional)"
 
     def available(self) -> bool:
+        default = self.directory is None and not os.environ.get("RANDML_FASHION_MNIST_DIR")
+        if default and not system_data_enabled():  # the machine's Debian copy is hidden (RANDML_SYSTEM_DATA=0)
+            return False
         return all((self.path() / f).is_file() for f in self.files)
 
     def load_detailed(self, name: str = "<dataset>") -> LoadResult:

@@ -59,6 +59,7 @@ __all__ = [
     "imbalanced_cache_dir",
     "sklearn_data_home",
     "offline_mode",
+    "system_data_enabled",
     "OFFLINE_KINDS",
     "ONLINE_KINDS",
 ]
@@ -120,6 +121,13 @@ def offline_mode() -> bool:
     """True when downloads are forbidden: ``RANDML_OFFLINE`` is ``1`` (or ``true``/``yes``), or
     inside :func:`no_downloads`."""
     return _NO_DOWNLOADS > 0 or os.environ.get("RANDML_OFFLINE", "").strip().lower() in {"1", "true", "yes"}
+
+
+def system_data_enabled() -> bool:
+    """False when ``RANDML_SYSTEM_DATA`` is ``0`` (or ``false``/``no``): optional data installed on
+    the machine by hand (a Debian data package) is then invisible, so a run or a test gives the same
+    answer on every machine. The test suite sets it (tests/conftest.py); so does the catalogue script."""
+    return os.environ.get("RANDML_SYSTEM_DATA", "").strip().lower() not in {"0", "false", "no"}
 
 
 @contextlib.contextmanager
@@ -270,6 +278,9 @@ class Source:
 
     kind: str = "offline-package"
     online: bool = False
+    #: data the machine may or may not have (a Debian package installed by hand), never installed by the
+    #: repo: hidden when :func:`system_data_enabled` is False
+    system: bool = False
 
     def describe(self) -> str:  # pragma: no cover - abstract
         raise NotImplementedError

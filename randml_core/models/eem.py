@@ -14,10 +14,11 @@ import numpy as np
 from scipy import linalg
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.covariance import ledoit_wolf
+from sklearn.utils._param_validation import Integral, Interval, Real, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._common import binary_targets, check_binary, int_seed
-from .hidden import activate, draw_hidden
+from .hidden import ACTIVATIONS, activate, draw_hidden
 from .kernels import rbf_kernel
 
 #: relative floor of a projected class variance (a class collapsed to one point, Section 7.3)
@@ -159,6 +160,12 @@ class EEM(_EEMBase):
     (empty, or the degenerate case met). Binary classification only.
     """
 
+    _parameter_constraints = {
+        "n_hidden": [Interval(Integral, 1, None, closed="left")],
+        "activation": [StrOptions(set(ACTIVATIONS))],
+        "random_state": ["random_state", np.random.Generator],
+    }
+
     def __init__(self, n_hidden=100, activation="sig", random_state=None):
         self.n_hidden = n_hidden
         self.activation = activation
@@ -168,6 +175,7 @@ class EEM(_EEMBase):
         return activate(X, self.hidden_weights_, self.hidden_bias_, self.activation)
 
     def fit(self, X, y):
+        self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_binary(y, type(self).__name__)
         self.classes_ = np.unique(y)
@@ -204,6 +212,13 @@ class EEKM(_EEMBase):
     ``kernel_rank_`` and the EEM attributes.
     """
 
+    _parameter_constraints = {
+        "n_hidden": [Interval(Integral, 1, None, closed="left")],
+        "gamma": [Interval(Real, 0, None, closed="neither")],
+        "eig_rtol": [Interval(Real, 0, 1, closed="left")],
+        "random_state": ["random_state", np.random.Generator],
+    }
+
     def __init__(self, n_hidden=100, gamma=1.0, eig_rtol=1e-10, random_state=None):
         self.n_hidden = n_hidden
         self.gamma = gamma
@@ -214,6 +229,7 @@ class EEKM(_EEMBase):
         return rbf_kernel(X, self.landmarks_, self.gamma) @ self.normalization_
 
     def fit(self, X, y):
+        self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_binary(y, type(self).__name__)
         self.classes_ = np.unique(y)

@@ -4,9 +4,10 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils._param_validation import Integral, Interval, StrOptions
 
 from ._common import balance_weights, binary_targets, check_binary, int_seed
-from .hidden import activate, draw_hidden
+from .hidden import ACTIVATIONS, activate, draw_hidden
 
 
 def welm_solve(H: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -34,12 +35,19 @@ class WELM(ClassifierMixin, BaseEstimator):
     Binary classification only (the paper's setting); ``decision_function`` is H beta.
     """
 
+    _parameter_constraints = {
+        "n_hidden": [Interval(Integral, 1, None, closed="left")],
+        "activation": [StrOptions(set(ACTIVATIONS))],
+        "random_state": ["random_state", np.random.Generator],
+    }
+
     def __init__(self, n_hidden=100, activation="sig", random_state=None):
         self.n_hidden = n_hidden
         self.activation = activation
         self.random_state = random_state
 
     def fit(self, X, y):
+        self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_binary(y, type(self).__name__)
         self.classes_ = np.unique(y)

@@ -17,6 +17,7 @@ import numpy as np
 from scipy import linalg
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils._param_validation import Interval, Real
 
 from ._common import balance_weights, binary_targets, check_binary
 from .kernels import rbf_kernel
@@ -69,12 +70,19 @@ class LSSVM(ClassifierMixin, BaseEstimator):
     ``support_vectors_`` (all training rows: LS-SVM is not sparse), ``sample_weight_`` (w_i).
     """
 
+    _parameter_constraints = {
+        "gamma": [Interval(Real, 0, None, closed="neither")],
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "random_state": ["random_state", np.random.Generator],
+    }
+
     def __init__(self, gamma=1.0, C=1.0, random_state=None):
         self.gamma = gamma
         self.C = C
         self.random_state = random_state
 
     def fit(self, X, y):
+        self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_binary(y, type(self).__name__)
         self.classes_ = np.unique(y)

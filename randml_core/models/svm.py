@@ -8,6 +8,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils._param_validation import Integral, Interval, Real
 
 from ._common import check_binary
 
@@ -41,6 +42,13 @@ class SVM(ClassifierMixin, BaseEstimator):
     Fitted: ``svc_`` (the SVC), ``class_weight_``, ``support_``, ``dual_coef_``, ``converged_``.
     """
 
+    _parameter_constraints = {
+        "gamma": [Interval(Real, 0, None, closed="neither")],
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, -1, None, closed="left")],  # -1: no bound (libsvm)
+        "random_state": ["random_state", np.random.Generator],
+    }
+
     def __init__(self, gamma=1.0, C=1.0, max_iter=DEFAULT_MAX_ITER, random_state=None):
         self.gamma = gamma
         self.C = C
@@ -48,6 +56,7 @@ class SVM(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X, y):
+        self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_binary(y, type(self).__name__)
         self.classes_ = np.unique(y)

@@ -1,0 +1,80 @@
+"""Every config value is checked before any work: the message names the key, the bad value and the fix.
+
+The cases are the ones a user reported (LS-SVM C=-1 and EEKM gamma=-1 were stored as ok; n_hidden=2.5
+was fitted as 2 under another key; the others failed only after work started, or not at all)."""
+import subprocess
+
+import pytest
+
+from randml_core.config import ConfigError
+from randml_core.models import EEM, LSSVM
+from randml_core.params import ParamError, check_params
+
+BAD = [
+    ("models.lssvm.grid.C=[-1.0]", "models.lssvm.grid.C=-1.0", "range"),
+    ("models.eekm.grid.gamma=[-1.0]", "models.eekm.grid.gamma=-1.0", "range"),
+    ("models.eem.grid.n_hidden=[2.5]", "models.eem.grid.n_hidden=2.5", "int"),
+    ("models.eem.grid.n_hidden=[abc]", "models.eem.grid.n_hidden='abc'", "int"),
+    ("models.eem.variants.EEM-sig.activation=bogus", "models.eem.variants.EEM-sig.activation='bogus'", "sig"),
+    ("experiment.svm_max_iter=abc", "experiment.svm_max_iter='abc'", "integer"),
+    ("experiment.svm_max_iter=0", "experiment.svm_max_iter=0", "positive"),
+    ("n_jobs=0", "n_jobs=0", "-1"),
+    ("protocol.inner_splits=1", "protocol.inner_splits=1", ">= 2"),
+    ("retry_failed=maybe", "retry_failed='maybe'", "true or false"),
+    ("progress=2", "progress=2", "true or false"),
+    ("+experiment.preprocessing=minmx", "experiment.preprocessing='minmx'", "did you mean 'minmax'"),
+    ("+protocol.test_size=1.5", "protocol.test_size=1.5", "between 0 and 1"),
+    ("experiment.datasets=[heart,heart]", "'heart' more than once", "once"),
+    ("models.svm.grid.C=[1.0,1.0]", "lists a value twice", "twice"),
+]
+
+
+@pytest.mark.parametrize("override,names,hint", BAD, ids=[b[0] for b in BAD])
+def test_bad_value_is_refused_with_key_and_hint(compose, override, names, hint):
+    with pytest.raises(ConfigError) as ei:
+        compose("experiment=smoke", override)
+    msg = str(ei.value)
+    assert names in msg and hint in msg, msg
+
+
+def test_valid_values_pass_and_integral_floats_are_not_truncated(compose):
+    spec = compose("experiment=smoke", "models.eem.grid.n_hidden=[10,30]", "n_jobs=-1")
+    assert {s["n_hidden"] for v in spec.variants if v.family == "eem" for s in v.settings()} == {10, 30}
+
+
+def test_check_params_uses_declared_constraints_then_default_types():
+    with pytest.raises(ParamError, match=r"grid\.C=0: .*LSSVM.*range \(0.0, inf\)"):
+        check_params(LSSVM, {"C": 0}, "grid.")
+    check_params(LSSVM, {"C": 1e10, "gamma": 1e-10}, "grid.")
+
+    class Plain:  # an estimator that declares nothing: its defaults' types decide
+        def __init__(self, depth=3, rate=0.1, name="x"):
+            pass
+
+    with pytest.raises(ParamError, match="truncated"):
+        check_params(Plain, {"depth": 2.5}, "g.")
+    with pytest.raises(ParamError, match="finite"):
+        check_params(Plain, {"rate": float("nan")}, "g.")
+    with pytest.raises(ParamError, match="number"):
+        check_params(Plain, {"rate": True}, "g.")
+    check_params(Plain, {"depth": 4, "rate": 1, "name": "y"}, "g.")
+
+
+def test_estimators_refuse_the_same_values_in_fit():
+    import numpy as np
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    X, y = np.random.default_rng(0).random((20, 3)), np.r_[np.zeros(10), np.ones(10)]
+    with pytest.raises(InvalidParameterError):
+        LSSVM(C=-1.0).fit(X, y)
+    with pytest.raises(InvalidParameterError):
+        EEM(n_hidden=2.5).fit(X, y)
+
+
+def test_cli_refuses_before_any_work(tmp_path, randml_cmd, cli_env):
+    store = tmp_path / "store"
+    res = subprocess.run([*randml_cmd, "run", "experiment=smoke", "models.lssvm.grid.C=[-1.0]",
+                          f"store_dir={store}", f"hydra.run.dir={tmp_path}/logs"],
+                         env=cli_env, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 2 and "models.lssvm.grid.C=-1.0" in res.stderr, res.stderr
+    assert not store.exists()  # nothing computed, nothing stored
