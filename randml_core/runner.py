@@ -9,11 +9,14 @@ written to the store as one atomic parquet part.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import json
 import logging
 import math
+import os
+import signal
 import sys
 import threading
 import time
@@ -22,9 +25,10 @@ from datetime import datetime, timezone
 
 import numpy as np
 import scipy.sparse as sp
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, parallel_config
 from threadpoolctl import threadpool_limits
 
+from ._watchdog import die_with_parent
 from .config import ExperimentSpec, Variant
 from .data import DataSourceError, load_dataset
 from .metrics import classification_scores, log_loss, rmse
@@ -361,6 +365,7 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
         retry_failed: bool = False) -> RunSummary:
     t0 = time.monotonic()
     store = Store(store_root, spec.store)
+    store.check_writable()  # before any work: an unwritable store would lose the first task's results
     store.cleanup_temp()
     plan = make_plan(spec)
     for name, reason in plan.unavailable.items():
@@ -389,11 +394,15 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
     jobs = (delayed(_run_task_with_meta)(plan.datasets[t.dataset].X, plan.datasets[t.dataset].y, t, options,
                                          plan.datasets[t.dataset].task)
             for t in todo)
-    with bar:
+    with bar, _sigterm_as_interrupt():
         bar.update(0)  # show the bar (0 %) before the first task finishes
         if todo:
-            outputs = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs) if n_jobs != 1 else map(
-                lambda j: j[0](*j[1], **j[2]), jobs)
+            if n_jobs != 1:
+                # every loky worker starts a watchdog at start-up: orphaned workers exit (SIGKILLed parent)
+                with parallel_config(backend="loky", initializer=die_with_parent, initargs=(os.getpid(),)):
+                    outputs = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs)
+            else:
+                outputs = map(lambda j: j[0](*j[1], **j[2]), jobs)
             for task, rows in outputs:
                 ds = plan.datasets[task.dataset]
                 stamp = datetime.now(timezone.utc).isoformat()
@@ -412,6 +421,23 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
     if len(store.parts()) > 64:
         store.compact()
     return RunSummary(computed, n_cached, failed, bounded, time.monotonic() - t0, plan.unavailable, skipped)
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt():
+    """SIGTERM raises KeyboardInterrupt while tasks run, so joblib stops its workers as on Ctrl-C
+    (Python's default SIGTERM action ends the process at once and leaves them running)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _run_task_with_meta(X, y, task, options, problem="binary"):
