@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from .preprocess import duplicates_of
 from .protocol import KINDS, Protocol
 
 
@@ -257,5 +258,9 @@ def build_spec(cfg: dict) -> ExperimentSpec:
             raise ConfigError(f"experiment.columns lists {c!r}, which no model variant defines; "
                               f"{did_you_mean(c, names)}variants: {', '.join(names)}")
     columns = [c for c in columns if c in names]
+    try:
+        duplicates_of(options)  # experiment.duplicates: keep (default) | drop | group
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     return ExperimentSpec(name, str(exp.get("paper", "")), datasets, variants, protocol, options,
                           str(profile.get("name", "paper")), columns, str(exp.get("store") or name))

@@ -3,14 +3,28 @@
 Fold assignment depends only on (dataset name, repeat, seed): every model sees the same folds,
 so results are paired. Seeds are derived with numpy's SeedSequence from the root seed and a
 stable hash of the names, never shared between streams.
+
+Duplicated rows (``experiment.duplicates``, passed to :meth:`Protocol.splits` with the features):
+
+* ``keep`` (default): the rows as published; copies may land in the training and the test part.
+* ``drop``: the splits are made on the de-duplicated data: the first row of each identical
+  (features, label) pair is kept (``checks.duplicate_rows``); the folds index the loaded arrays
+  but never contain a dropped row, so ``n_train`` / ``n_test`` show the drop. Copies of a feature
+  row with *different* labels are all kept (one per label): there is no right label to choose,
+  and dropping the whole group would change the class balance; the load warning counts them.
+* ``group``: rows with identical features (whatever their labels) form a group that stays in one
+  fold: scikit-learn's ``StratifiedGroupKFold`` (classification), ``GroupKFold`` (regression) and
+  ``GroupShuffleSplit`` (holdout: the test fraction is then a fraction of the groups, not
+  stratified); inner folds are grouped the same way. A dataset's fixed split cannot be regrouped.
 """
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
-from sklearn.model_selection import KFold, ShuffleSplit, StratifiedKFold, StratifiedShuffleSplit
+from sklearn.model_selection import (GroupKFold, GroupShuffleSplit, KFold, ShuffleSplit, StratifiedGroupKFold,
+                                     StratifiedKFold, StratifiedShuffleSplit)
 
 #: repeated_stratified_kfold / holdout stratify by class (plain folds / shuffles for regression);
 #: "fixed" uses the dataset's own train/test split (``Dataset.test_index``), repeats vary the model
@@ -73,10 +87,12 @@ class Protocol:
             text += f", nested {self.inner_splits}-fold inner CV for selection"
         return text + f", seed {self.seed}"
 
-    def _outer(self, y, dataset: str, repeat: int, regression: bool = False, test_index=None):
+    def _outer(self, y, dataset: str, repeat: int, regression: bool = False, test_index=None, groups=None):
         seed = derive_seed(self.seed, "split", dataset, repeat)
         if self.kind == "full":
             return seed, [(np.arange(len(y)), np.arange(0))]
+        if groups is not None and self.kind != "fixed":
+            return seed, self._grouped_outer(y, dataset, seed, regression, groups)
         if self.kind == "fixed":
             if test_index is None:
                 raise ValueError(f"dataset {dataset!r} has no fixed train/test split (protocol.kind=fixed "
@@ -99,18 +115,72 @@ class Protocol:
         skf = StratifiedKFold(n_splits=self.n_splits, shuffle=True, random_state=seed)
         return seed, list(skf.split(np.zeros(len(y)), y))
 
-    def splits(self, y, dataset: str, with_inner: bool = True, regression: bool = False, test_index=None):
+    def _grouped_outer(self, y, dataset: str, seed: int, regression: bool, groups):
+        """Outer folds that keep each group of identical feature rows in one part."""
+        if self.kind == "holdout":
+            gss = GroupShuffleSplit(n_splits=1, test_size=self.test_size, random_state=seed)
+            return list(gss.split(np.zeros(len(y)), y, groups))
+        if regression:
+            gkf = GroupKFold(n_splits=self.n_splits, shuffle=True, random_state=seed)
+            return list(gkf.split(np.zeros(len(y)), y, groups))
+        labels, code = np.unique(y, return_inverse=True)
+        per_class = np.bincount(np.unique(np.stack([code.ravel(), groups], 1), axis=0)[:, 0], minlength=labels.size)
+        k = int(per_class.min())
+        if k < self.n_splits:
+            fix = f"protocol.n_splits<={k} or " if k >= 2 else ""
+            raise ValueError(
+                f"dataset {dataset!r}: with experiment.duplicates=group the class {labels[per_class.argmin()].tolist()!r} "
+                f"has {k} distinct feature rows, fewer than protocol.n_splits={self.n_splits}; some test folds would "
+                f"miss that class. Use {fix}experiment.duplicates=drop or keep")
+        sgkf = StratifiedGroupKFold(n_splits=self.n_splits, shuffle=True, random_state=seed)
+        return list(sgkf.split(np.zeros(len(y)), y, groups))
+
+    def splits(self, y, dataset: str, with_inner: bool = True, regression: bool = False, test_index=None,
+               X=None, duplicates: str = "keep"):
         """Yield every SplitSpec (outer folds, then their inner folds when nested). Regression
-        targets get plain (unstratified) folds; ``test_index`` is the dataset's fixed test set."""
+        targets get plain (unstratified) folds; ``test_index`` is the dataset's fixed test set.
+
+        ``duplicates`` (``keep``, ``drop``, ``group``; see the module docstring) needs the features
+        ``X`` unless it is ``keep``, which gives exactly the folds of earlier versions."""
         y = np.asarray(y)
+        if duplicates == "keep":
+            yield from self._splits(y, dataset, with_inner, regression, test_index)
+            return
+        if duplicates not in ("drop", "group"):
+            raise ValueError(f"experiment.duplicates={duplicates!r} is unknown; choose one of keep, drop, group")
+        if X is None:
+            raise ValueError(f"dataset {dataset!r}: experiment.duplicates={duplicates} needs the features "
+                             "(Protocol.splits(..., X=X))")
+        from .data.checks import duplicate_rows
+
+        dup = duplicate_rows(X, y)
+        if duplicates == "group":
+            if self.kind == "fixed":
+                raise ValueError(f"dataset {dataset!r}: experiment.duplicates=group cannot regroup the dataset's "
+                                 "fixed train/test split (protocol.kind=fixed); use experiment.duplicates=drop "
+                                 "or keep, or protocol=cv10 / holdout60")
+            yield from self._splits(y, dataset, with_inner, regression, test_index, dup.groups)
+            return
+        rows = dup.keep  # drop: split the de-duplicated rows, then index the loaded arrays
+        local_test = None if test_index is None else np.flatnonzero(np.isin(rows, test_index))
+        for s in self._splits(y[rows], dataset, with_inner, regression, local_test):
+            yield replace(s, train=rows[s.train], test=rows[s.test])
+
+    def _splits(self, y, dataset: str, with_inner: bool, regression: bool, test_index, groups=None):
         for r in range(self.repeats):
-            seed, folds = self._outer(y, dataset, r, regression, test_index)
+            seed, folds = self._outer(y, dataset, r, regression, test_index, groups)
             for f, (tr, te) in enumerate(folds):
                 yield SplitSpec(r, f, -1, seed, derive_seed(self.seed, "model", dataset, r, f, -1), tr, te)
                 if with_inner and self.inner_splits:
                     iseed = derive_seed(self.seed, "inner", dataset, r, f)
-                    cls = KFold if regression else StratifiedKFold
-                    skf = cls(n_splits=self.inner_splits, shuffle=True, random_state=iseed)
-                    for i, (itr, ite) in enumerate(skf.split(np.zeros(len(tr)), y[tr])):
+                    if groups is None:
+                        cls = KFold if regression else StratifiedKFold
+                        skf = cls(n_splits=self.inner_splits, shuffle=True, random_state=iseed)
+                        inner = skf.split(np.zeros(len(tr)), y[tr])
+                    else:
+                        cls = GroupKFold if regression else StratifiedGroupKFold
+                        skf = cls(n_splits=self.inner_splits, shuffle=True, random_state=iseed)
+                        inner = skf.split(np.zeros(len(tr)), y[tr], groups[tr])
+                    for i, (itr, ite) in enumerate(inner):
                         yield SplitSpec(r, f, i, iseed, derive_seed(self.seed, "model", dataset, r, f, i),
                                         tr[itr], tr[ite])

@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 import numpy as np
-import scipy.sparse as sp
 from joblib import Parallel, delayed, parallel_config
 from threadpoolctl import threadpool_limits
 
@@ -33,6 +32,8 @@ from .config import ExperimentSpec, Variant
 from .data import DataSourceError, load_dataset
 from .metrics import classification_scores, log_loss, rmse
 from .models.grid import FAMILIES, Split, release_unneeded
+from .preprocess import (PREPROCESSING, PREPROCESSINGS, _minmax, _standard, duplicates_of,  # noqa: F401
+                         preprocess, preprocessing_of)
 from .protocol import SplitSpec
 from .provenance import code_version, package_versions
 from .store import Store
@@ -42,23 +43,6 @@ log = logging.getLogger(__name__)
 #: columns that legitimately differ between two runs of the same cells
 VOLATILE_COLUMNS = ("fit_seconds", "predict_seconds", "task_seconds", "timestamp", "code_version", "code_dirty",
                     "packages")
-
-PREPROCESSING = "minmax[0,1] fitted on the training part"
-#: experiment option ``preprocessing`` -> the description stored in rows and hashed into cell keys
-PREPROCESSINGS = {
-    "minmax": PREPROCESSING,
-    "standard": "standardised (zero mean, unit variance) with training-part statistics",
-    "none": "none (features as loaded)",
-}
-
-
-def preprocessing_of(options: dict) -> str:
-    """The description of the experiment's ``preprocessing`` option (default ``minmax``)."""
-    name = options.get("preprocessing") or "minmax"
-    if name not in PREPROCESSINGS:
-        raise ValueError(f"experiment.preprocessing={name!r} is unknown; choose one of {sorted(PREPROCESSINGS)}")
-    return PREPROCESSINGS[name]
-
 
 def canonical_params(params: dict) -> str:
     def norm(v):
@@ -141,7 +125,8 @@ def make_plan(spec: ExperimentSpec) -> Plan:
                             "would densify them: set experiment.preprocessing=none for sparse datasets")
         try:
             splits = list(spec.protocol.splits(ds.y, name, regression=ds.task == "regression",
-                                               test_index=ds.test_index))
+                                               test_index=ds.test_index, X=ds.X,
+                                               duplicates=duplicates_of(spec.options)))
         except ValueError as exc:
             raise PlanError(str(exc)) from exc
         for split in splits:
@@ -174,31 +159,6 @@ def _key_head(data_hash: str, spec: ExperimentSpec, split: SplitSpec) -> str:
             + esc(json.dumps(split.model_seed)) + ', "options": {options}, "params": {params}, "prep": '
             + esc(json.dumps(preprocessing_of(spec.options))) + ', "split": ' + esc(json.dumps(split_def))
             + ', "version": {version}}}')
-
-
-def _minmax(train: np.ndarray, *others: np.ndarray):
-    lo, hi = train.min(0), train.max(0)
-    span = np.where(hi > lo, hi - lo, 1.0)
-    return [(a - lo) / span for a in (train, *others)]
-
-
-def _standard(train: np.ndarray, *others: np.ndarray):
-    mu, sd = train.mean(0), train.std(0)
-    sd = np.where(sd > 0, sd, 1.0)
-    return [(a - mu) / sd for a in (train, *others)]
-
-
-def preprocess(name: str, X_train, X_test):
-    """Scale both parts with statistics of the training part only (never the test part)."""
-    if name == "none":
-        return X_train, X_test
-    if sp.issparse(X_train):
-        raise ValueError(f"preprocessing={name!r} would densify sparse features; "
-                         "set experiment.preprocessing=none for sparse datasets")
-    fn = _minmax if name == "minmax" else _standard
-    if X_test.shape[0] == 0:
-        return fn(X_train)[0], X_test
-    return tuple(fn(X_train, X_test))
 
 
 def score(problem: str, y_true, y_pred, labels, proba=None) -> dict[str, float]:
