@@ -9,14 +9,14 @@ import pandas as pd
 import pytest
 from scipy import special, stats as sps
 
-from randml_core.stats import (HIGHER_IS_BETTER, StatsRefusal, bayes_signed_rank, cd_diagram, compare,
+from randml_core.stats import (HIGHER_IS_BETTER, StatsRefusal, bayes_signed_rank, bayes_signed_rank_posterior,
+                               cd_diagram, compare,
                                corrected_resampled_t, corrected_ttest, friedman, higher_is_better, holm,
                                min_friedman_datasets, min_wilcoxon_pairs, nemenyi_cd, nemenyi_groups,
                                nemenyi_q, rank_matrix, wilcoxon_signed_rank)
 from randml_core.stats.pairwise import signed_rank_exact_p
 
-FAST = 500  # posterior draws where the Bayesian numbers are not what the test checks
-BAYES = 4000  # posterior draws where they are
+FAST = 2000  # posterior draws where the Bayesian numbers are not what the test checks
 
 # Per-dataset ranks of 4 algorithms (1 = best) whose rank sums are 44, 28, 40.5, 27.5 over N = 14, i.e. the
 # average ranks of Demsar (2006), Section 3.2.4: 3.143, 2.000, 2.893, 1.964. The last row has a tie.
@@ -259,22 +259,51 @@ def test_bayesian_signed_rank():
     rng = np.random.default_rng(5)
     a = rng.uniform(0.6, 0.9, 12)
     b = a + 0.05 + rng.normal(0, 0.01, 12)  # b clearly better by 5 points, rope 1 point
-    pl, pe, pr = bayes_signed_rank(a, b, 0.01, True, nsamples=BAYES)
+    pl, pe, pr = bayes_signed_rank(a, b, 0.01, True, nsamples=20000)
     assert pr > 0.95 and pl + pe + pr == pytest.approx(1.0)
-    pl, pe, pr = bayes_signed_rank(b, a, 0.01, True, nsamples=BAYES)  # swapped: left now
+    pl, pe, pr = bayes_signed_rank(b, a, 0.01, True, nsamples=20000)  # swapped: left now
     assert pl > 0.95
-    pl, pe, pr = bayes_signed_rank(a, a.copy(), 0.01, True, nsamples=BAYES)  # identical
+    pl, pe, pr = bayes_signed_rank(a, a.copy(), 0.01, True, nsamples=20000)  # identical
     assert pe > 0.5 and pe > max(pl, pr)
     # rmse: b's larger values are worse, so a (left) is better
-    pl, pe, pr = bayes_signed_rank(a, b, 0.01, False, nsamples=BAYES)
+    pl, pe, pr = bayes_signed_rank(a, b, 0.01, False, nsamples=20000)
     assert pl > 0.95
+
+
+def test_bayesian_posterior_mean_matches_dirichlet_moments():
+    # E[theta_right] = sum_ij M_ij E[w_i w_j] with w ~ Dirichlet(alpha), A = sum(alpha):
+    # E[w_i w_j] = alpha_i alpha_j / (A (A+1)) for i != j and alpha_i (alpha_i + 1) / (A (A+1)) on the diagonal
+    a = np.array([0.70, 0.80, 0.75, 0.60, 0.90])
+    b = a + np.array([0.03, -0.005, 0.012, 0.02, -0.03])
+    rope = 0.004
+    z = np.concatenate(([0.0], b - a))
+    alpha = np.array([0.5, 1, 1, 1, 1, 1])
+    big_a = alpha.sum()
+    moments = np.outer(alpha, alpha) / (big_a * (big_a + 1))
+    moments[np.diag_indices(6)] = alpha * (alpha + 1) / (big_a * (big_a + 1))
+    sums = z[:, None] + z[None, :]
+    theta = bayes_signed_rank_posterior(a, b, rope, True, nsamples=40000)
+    for col, mask in ((0, sums < -2 * rope), (2, sums > 2 * rope)):
+        expected = float((moments * mask).sum())
+        assert theta[:, col].mean() == pytest.approx(expected, abs=5 * theta[:, col].std() / 200)
+    assert theta.sum(axis=1) == pytest.approx(np.ones(40000))
+
+
+def test_bayesian_constant_difference_closed_form():
+    # every z_i = c (n = 2 datasets), prior weight w0 ~ Beta(0.5, n) on z_0 = 0:
+    # c > 2 rope: theta_rope = w0^2, theta_right = 1 - w0^2  -> P(right) = P(w0 < 1/sqrt 2)
+    # rope < c < 2 rope: theta_right = (1 - w0)^2           -> P(right) = P(w0 < 1 - 1/sqrt 2)
+    a = np.array([0.5, 0.6])
+    for c, cut in ((0.05, 1 / math.sqrt(2)), (0.015, 1 - 1 / math.sqrt(2))):
+        _, pe, pr = bayes_signed_rank(a, a + c, 0.01, True, nsamples=50000)
+        assert pr == pytest.approx(sps.beta.cdf(cut, 0.5, 2), abs=0.01) and pe == pytest.approx(1 - pr)
 
 
 def test_bayesian_fixed_seed_repeats():
     rng = np.random.default_rng(9)
     a, b = rng.uniform(0.6, 0.9, 10), rng.uniform(0.6, 0.9, 10)
-    first = bayes_signed_rank(a, b, 0.02, True, nsamples=BAYES, seed=3)
-    assert bayes_signed_rank(a, b, 0.02, True, nsamples=BAYES, seed=3) == first
+    first = bayes_signed_rank(a, b, 0.02, True, nsamples=20000, seed=3)
+    assert bayes_signed_rank(a, b, 0.02, True, nsamples=20000, seed=3) == first
     assert 0.0 < max(first) < 1.0
 
 

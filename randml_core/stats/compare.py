@@ -154,14 +154,14 @@ def _check_scores(scores: pd.DataFrame) -> pd.DataFrame:
 
 
 def compare(scores: pd.DataFrame, metric: str, alpha: float = 0.05, rope: float = 0.01, *,
-            higher_is_better: bool | None = None, bayes_samples: int = 10000, seed: int = 0) -> Comparison:
+            higher_is_better: bool | None = None, bayes_samples: int = 50000, seed: int = 0) -> Comparison:
     """Compare the models (columns) of ``scores`` over its datasets (rows, one number per cell).
 
     Datasets with a missing (NaN) model are dropped and listed. Ranks, Friedman / Iman-Davenport and the
     Nemenyi CD follow Demsar 2006 (Section 3.2.2); each pair gets a Wilcoxon signed-rank test with Holm's
     step-down correction over all pairs, and a Bayesian signed-rank test (Benavoli et al. 2017) with
     ``rope`` in metric units (``bayes_samples`` posterior draws, seed ``seed``; Monte Carlo standard error
-    of each probability <= 0.5 / sqrt(bayes_samples), 0.005 at the default). A test that cannot apply
+    of each probability <= 0.5 / sqrt(bayes_samples), 0.0022 at the default). A test that cannot apply
     (too few models / datasets) carries its reason instead of numbers.
     """
     if not 0 < alpha < 1:

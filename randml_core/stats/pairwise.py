@@ -1,17 +1,21 @@
 """Pairwise tests over datasets: Wilcoxon signed-rank (scipy) with Holm's step-down correction
 (Demsar 2006, Sections 3.1.3 and 3.2.2), and the Bayesian signed-rank test with a ROPE
-(Benavoli, Corani, Demsar, Zaffalon 2017, JMLR 18, Section 4) from baycomp.
+(Benavoli, Corani, Demsar, Zaffalon 2017, JMLR 18, Section 5).
 
 Holm is written here (five lines): scipy has no Holm adjustment and statsmodels, which has one, is
 a large dependency for it. For tied or zero differences the Wilcoxon p-value is the exact permutation
 (sign-flip) p-value given the observed mid-ranks, counted here by a subset sum: scipy computes the same
 number by enumerating 2^n sign flips (about 5 s per pair at n = 13 on this machine) and switches to the
-normal approximation above n = 13; we stay exact up to n = 50, as scipy does for untied data. The Bayesian test is baycomp's ``SignedRankTest`` (baycomp 1.0.3 works
-with the pinned numpy 2 / scipy 1.17: checked by tests/test_stats.py), with its default prior
-(strength 0.5 on a pseudo-observation at 0) and a fixed seed, so results repeat exactly.
-"""
-from __future__ import annotations
+normal approximation above n = 13; we stay exact up to n = 50, as scipy does for untied data.
 
+The Bayesian signed-rank test is a hand-written Dirichlet-process Monte Carlo, not baycomp: baycomp
+1.0.3 runs fine on numpy 2.4 / scipy 1.17, but its wheel installs a top-level ``tests`` package into
+site-packages, which shadows this repository's ``tests`` directory (tests/test_engine_tasks.py's
+generated sources ``tests.test_engine_tasks:...`` stop importing). The posterior is sampled as in the
+paper with baycomp's defaults (prior strength 0.5 on a pseudo-observation at 0; a difference exactly on
+a threshold counts half) from numpy's legacy ``RandomState`` with a fixed seed, whose stream NumPy keeps
+frozen across versions, so the probabilities repeat exactly.
+"""
 import math
 import warnings
 
@@ -89,26 +93,46 @@ def signed_rank_exact_p(ranks, r_plus: float) -> float:
     return float(min(1.0, 2.0 * min(dist[:obs + 1].sum(), dist[obs:].sum())))
 
 
-def bayes_signed_rank(a, b, rope: float, higher_is_better: bool, *, nsamples: int = 10000,
-                      seed: int = 0) -> tuple[float, float, float]:
-    """Bayesian signed-rank test (Benavoli et al. 2017) of paired scores a, b over datasets by
-    baycomp.SignedRankTest. Returns (P(left), P(rope), P(right)): left = model a better, right =
-    model b better (scores are negated first for lower-is-better metrics), rope in metric units.
-    Each probability is the posterior share of samples in which that region is the most probable."""
-    import baycomp
-
+def bayes_signed_rank_posterior(a, b, rope: float, higher_is_better: bool, *, nsamples: int = 50000,
+                                seed: int = 0, prior: float = BAYES_PRIOR) -> np.ndarray:
+    """Posterior draws (nsamples x 3: theta_left, theta_rope, theta_right) of the Bayesian signed-rank
+    test (Benavoli et al. 2017, Section 5). With z_0 = 0 (the prior pseudo-observation, weight ``prior``)
+    and z_i = b_i - a_i (a_i - b_i for lower-is-better metrics), each draw w ~ Dirichlet(prior, 1, ..., 1)
+    gives theta_left = sum_ij w_i w_j [z_i + z_j < -2 rope], theta_right = sum_ij w_i w_j [z_i + z_j > 2 rope]
+    (a sum exactly on a threshold counts half) and theta_rope = 1 - theta_left - theta_right."""
     x = np.asarray(a, dtype=float)
     y = np.asarray(b, dtype=float)
+    if x.ndim != 1 or x.shape != y.shape:
+        raise ValueError(f"a and b must be 1-d and of equal length, got shapes {x.shape} and {y.shape}")
     if x.size < 2:
         raise StatsRefusal(f"the Bayesian signed-rank test needs >= 2 paired datasets, got {x.size}")
     if rope < 0 or not math.isfinite(rope):
         raise ValueError(f"rope={rope!r}: pass a width >= 0 in the metric's units (e.g. 0.01)")
-    if not higher_is_better:
-        x, y = -x, -y
-    probs = baycomp.SignedRankTest.probs(x, y, rope, prior=BAYES_PRIOR, nsamples=int(nsamples),
-                                         random_state=int(seed))
-    if rope > 0:
-        pl, pe, pr = probs
-    else:
-        (pl, pr), pe = probs, 0.0
-    return float(pl), float(pe), float(pr)
+    if int(nsamples) < 1:
+        raise ValueError(f"nsamples={nsamples!r}: pass a positive number of posterior draws")
+    z = np.concatenate(([0.0], (y - x) if higher_is_better else (x - y)))
+    pair_sums = z[:, None] + z[None, :]
+    above = (pair_sums > 2 * rope) + 0.5 * (pair_sums == 2 * rope)
+    below = (pair_sums < -2 * rope) + 0.5 * (pair_sums == -2 * rope)
+    alpha = np.ones(z.size)
+    alpha[0] = prior
+    w = np.random.RandomState(int(seed)).dirichlet(alpha, int(nsamples))
+    theta = np.empty((w.shape[0], 3))
+    theta[:, 0] = np.einsum("si,ij,sj->s", w, below, w)
+    theta[:, 2] = np.einsum("si,ij,sj->s", w, above, w)
+    theta[:, 1] = 1.0 - theta[:, 0] - theta[:, 2]
+    return theta
+
+
+def bayes_signed_rank(a, b, rope: float, higher_is_better: bool, *, nsamples: int = 50000,
+                      seed: int = 0, prior: float = BAYES_PRIOR) -> tuple[float, float, float]:
+    """Bayesian signed-rank test with a ROPE (Benavoli et al. 2017) of paired scores a, b over datasets:
+    (P(left), P(rope), P(right)), the shares of posterior draws (:func:`bayes_signed_rank_posterior`) in
+    which each region's theta is the largest. Left = model a better, right = model b better; rope in metric
+    units; with rope = 0 there is no rope region and P(rope) = 0. Monte Carlo standard error of each
+    probability <= 0.5 / sqrt(nsamples) (0.0022 at the default)."""
+    theta = bayes_signed_rank_posterior(a, b, rope, higher_is_better, nsamples=nsamples, seed=seed, prior=prior)
+    if rope == 0:  # no rope region: left vs right only
+        theta[:, 1] = -np.inf
+    counts = np.bincount(np.argmax(theta, axis=1), minlength=3) / theta.shape[0]
+    return float(counts[0]), float(counts[1]), float(counts[2])
