@@ -88,7 +88,7 @@ def test_regression_uses_plain_folds_and_rmse(tmp_path):
     spec = spec_for("t-reg", "t_ridge", {"alpha": [0.1, 10.0]}, {"kind": "repeated_stratified_kfold",
                                                                  "n_splits": 3, "repeats": 1})
     run(spec, str(tmp_path), n_jobs=1, progress=False)
-    df = load(spec.store, store=str(tmp_path))
+    df = load(spec.store, store_dir=str(tmp_path), all_configs=True)
     assert len(df) == 6 and {"rmse", "mae"} <= set(df.columns) and "gmean" not in df.columns
     # an independent computation of one fold: minmax on the training part, then Ridge
     X, y = make_regression_xy()
@@ -109,7 +109,7 @@ def test_sparse_needs_no_scaling_and_then_matches_dense(tmp_path):
         spec_for("t-sparse", "t_logreg", {"C": [1.0]}, proto, preprocessing="minmix")
     spec = spec_for("t-sparse", "t_logreg", {"C": [1.0]}, proto, preprocessing="none")
     run(spec, str(tmp_path / "b"), n_jobs=1, progress=False)
-    df = load(spec.store, store=str(tmp_path / "b"))
+    df = load(spec.store, store_dir=str(tmp_path / "b"), all_configs=True)
     assert (df.status == "ok").all() and df.preprocessing.iloc[0].startswith("none")
     X, y = make_sparse_xy()
     s = next(iter(spec.protocol.splits(y, "t-sparse")))
@@ -133,7 +133,7 @@ def test_fixed_protocol_uses_the_datasets_own_test_rows(tmp_path):
 def test_staged_predictions_are_scored_per_stage(tmp_path):
     spec = spec_for("t-fixed", "t_boost", {"n_estimators": [5]}, {"kind": "fixed", "repeats": 1})
     run(spec, str(tmp_path), n_jobs=1, progress=False)
-    df = load(spec.store, store=str(tmp_path))
+    df = load(spec.store, store_dir=str(tmp_path), all_configs=True)
     long = staged(df)
     assert list(long["stage"]) == [1, 2, 3, 4, 5]
     # the last stage is the final model: same accuracy and log loss as the row itself

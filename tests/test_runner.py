@@ -72,7 +72,7 @@ def test_same_config_and_seed_bit_identical_across_n_jobs(compose, tmp_path):
     s1 = run(spec, tmp_path / "a", n_jobs=1, progress=False)
     s2 = run(spec, tmp_path / "b", n_jobs=2, progress=False)
     assert s1.computed == s2.computed == 72 and s1.failed == 0
-    a, b = load("smoke", store=tmp_path / "a"), load("smoke", store=tmp_path / "b")
+    a, b = load("smoke", store_dir=tmp_path / "a"), load("smoke", store_dir=tmp_path / "b")
     pd.testing.assert_frame_equal(stable(a), stable(b), check_exact=True)
     # provenance in every row
     assert a["data_hash"].nunique() == 1 and a["config_hash"].nunique() == 1
@@ -86,7 +86,7 @@ def test_grid_sharing_equals_plain_estimator_fits(compose, tmp_path):
     from randml_core.runner import _minmax
     spec = compose("experiment=smoke", "dataset=heart")
     run(spec, tmp_path, n_jobs=1, progress=False)
-    frame = load("smoke", store=tmp_path, fold=0)
+    frame = load("smoke", store_dir=tmp_path, fold=0)
     plan = make_plan(spec)
     ds = load_dataset("heart")
     task = next(t for t in plan.tasks if t.split.fold == 0)
@@ -114,7 +114,7 @@ def test_resume_after_deleting_parts_and_corrupt_part(compose, tmp_path):
     again = run(spec, tmp_path, n_jobs=1, progress=False)
     assert again.computed == n_deleted + n_corrupt and again.cached == first.computed - again.computed
     assert (tmp_path / "smoke" / "quarantine" / parts[1].name).exists()
-    frame = load("smoke", store=tmp_path)
+    frame = load("smoke", store_dir=tmp_path)
     assert len(frame) == frame["key"].nunique() == first.computed
     assert run(spec, tmp_path, n_jobs=1, progress=False).computed == 0
 
@@ -133,13 +133,13 @@ def test_kill_midway_then_resume_computes_only_missing(tmp_path, randml_cmd, cli
     proc.wait()
     n_parts = len(list(part_dir.glob("part-*.parquet")))
     assert n_parts >= 2
-    before = load("smoke", store=store)
+    before = load("smoke", store_dir=store, all_configs=True)
     total = 2 * 6 * 3 * 24
     assert 0 < len(before) < total, "the run must be killed midway for this test to mean anything"
     out = subprocess.run(args, env=cli_env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     assert f"computed {total - len(before)} cells" in out.stderr
-    after = load("smoke", store=store)
+    after = load("smoke", store_dir=store, all_configs=True)
     assert len(after) == after["key"].nunique() == total
     # rows written before the kill are untouched
     kept = after.set_index("key").loc[before["key"], "timestamp"]
@@ -162,7 +162,7 @@ def test_failed_cell_is_recorded_not_retried(compose, tmp_path, temp_dataset, mo
     spec = compose("experiment=smoke", "experiment.datasets=[tiny-test]", "model=lssvm",
                    "models.lssvm.grid.gamma=[0.5,1.0]")
     s = run(spec, tmp_path, n_jobs=1, progress=False)
-    frame = load("smoke", store=tmp_path)
+    frame = load("smoke", store_dir=tmp_path, all_configs=True, include_failed=True)
     assert s.computed == len(frame) == 3 * 2 * 2
     failed = frame[frame.status == "failed"]
     assert s.failed == len(failed) == 6 and (failed["p_gamma"] == 0.5).all()
@@ -211,7 +211,7 @@ def test_cli_end_to_end_produces_table_and_status(tmp_path, randml_cmd, cli_env)
     row = next(line for line in md.splitlines() if line.startswith("| synthetic-binary"))
     assert row.count("±") == 9 and row.count("**") >= 2
     csv = pd.read_csv(tmp_path / "results" / "tables" / "smoke.csv")
-    frame = load("smoke", store=tmp_path / "store", model="EEM-rbf", inner_fold=-1)
+    frame = load("smoke", store_dir=tmp_path / "store", model="EEM-rbf", inner_fold=-1)
     best = frame.groupby("params_json")["gmean"].mean().max()
     assert csv.loc[0, "EEM-rbf mean"] == pytest.approx(best)
     tex_row = next(l for l in (tmp_path / "results" / "tables" / "smoke.tex").read_text().splitlines()
@@ -272,7 +272,7 @@ def test_task_frees_cache_entries_no_later_family_reads(compose, monkeypatch):
 def test_rows_record_their_task_wall_time(compose, tmp_path):
     spec = compose("experiment=smoke", "dataset=heart")
     run(spec, tmp_path, n_jobs=1, progress=False)
-    frame = load("smoke", store=tmp_path)
+    frame = load("smoke", store_dir=tmp_path)
     per_task = frame.groupby(["repeat", "fold", "inner_fold"])
     assert (per_task["task_seconds"].nunique() == 1).all()  # one value per task, shared by its rows
     # every cell's own time (solve + its share of the task's shared work) lies inside its task's time

@@ -21,7 +21,7 @@ OUT = REPO_ROOT / "results" / "tables"
 
 def _load(store: str) -> pd.DataFrame:
     try:
-        return load(store, store=STORE)
+        return load(store, store_dir=STORE, include_inner=True, include_failed=True, all_configs=True)
     except Exception:  # noqa: BLE001 - an artefact that was not run is reported as such
         return pd.DataFrame()
 

@@ -10,7 +10,6 @@ import pandas as pd
 
 from ..config import ExperimentSpec
 from ..provenance import short_version
-from ..store import Store
 
 
 @dataclass
@@ -27,13 +26,9 @@ class ReportContext:
 
 
 def build_report(spec: ExperimentSpec, store_dir: str, results_dir: str) -> list[Path]:
-    from ..data.sources import no_downloads
-    from ..runner import make_plan  # plan = which keys belong to this config; no model is called
-    with no_downloads():  # a report reads what is here; a set that needs a download is "not available"
-        plan = make_plan(spec)
-    keys = {c.key for _, c in plan.cells()}
-    frame = Store(store_dir, spec.store).read()
-    frame = frame[frame["key"].isin(keys)].reset_index(drop=True) if len(frame) else frame
+    from ..results import current_rows
+    # rows of this config's plan only; a set that needs a download is "not available" (no download)
+    frame, plan, keys = current_rows(spec, store_dir)
     ctx = ReportContext(spec, frame, len(keys),
                         {n: d.source for n, d in plan.datasets.items()},
                         {n: d.substitute_of for n, d in plan.datasets.items() if d.is_substitute},

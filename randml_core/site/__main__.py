@@ -1,0 +1,49 @@
+"""``python -m randml_core.site build | check`` (``make site`` / ``make site-check``).
+
+build: write results/site/ (index.html, one page per paper, datasets.html).
+check: build, then check every link and image, load every page in headless Chromium (no console
+errors, images decode, tables sort) and write results/site/screenshots/<page>.png.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from ..provenance import REPO_ROOT
+from .build import build_site
+from .check import CHROMIUM, check_browser, check_static
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m randml_core.site", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("command", choices=["build", "check"])
+    ap.add_argument("--results", type=Path, default=REPO_ROOT / "results", help="the results directory")
+    ap.add_argument("--out", type=Path, default=None, help="where the site goes (default RESULTS/site)")
+    ap.add_argument("--chromium", default=CHROMIUM, help="the Chromium binary (default %(default)s)")
+    ap.add_argument("--no-browser", action="store_true", help="check links and images only")
+    args = ap.parse_args(argv)
+    out = args.out or args.results / "site"
+    t0 = time.time()
+    pages = [p for p in build_site(args.results, out) if p.suffix == ".html"]
+    print(f"site: wrote {len(pages)} pages to {out} in {time.time() - t0:.1f} s; open {out / 'index.html'}")
+    if args.command == "build":
+        return 0
+    problems = check_static(out)
+    print(f"site-check: links and images of {len(pages)} pages: {len(problems)} problem(s)")
+    if not args.no_browser:
+        t0 = time.time()
+        browser, facts = check_browser(out, out / "screenshots", args.chromium)
+        problems += browser
+        print(f"site-check: Chromium loaded {len(facts.get('pages', []))} pages in {time.time() - t0:.1f} s, "
+              f"verified sorting on {len(facts.get('sorted', []))}, wrote {len(facts.get('screenshots', []))} "
+              f"screenshots to {out / 'screenshots'}; {len(browser)} problem(s)")
+    for p in problems:
+        print(f"  {p}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

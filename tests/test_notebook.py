@@ -1,0 +1,88 @@
+"""notebooks/explore_results.ipynb runs end to end (nbclient, a real kernel) on a small store built
+here, and its selections equal ones computed independently from the raw parquet parts."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+nbformat = pytest.importorskip("nbformat", reason="nbformat is in the dev extra: pip install -e '.[dev]'")
+nbclient = pytest.importorskip("nbclient", reason="nbclient is in the dev extra: pip install -e '.[dev]'")
+
+REPO = Path(__file__).resolve().parent.parent
+NOTEBOOK = REPO / "notebooks" / "explore_results.ipynb"
+RUN = ["experiment=smoke", "dataset=heart", "protocol.inner_splits=2"]
+OVERRIDES = ["protocol.inner_splits=2"]  # the smoke config with inner folds (heart is its only stored set)
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    from hydra import compose, initialize_config_dir
+    from omegaconf import OmegaConf
+    from randml_core.config import build_spec
+    from randml_core.runner import run
+    with initialize_config_dir(config_dir=str(REPO / "conf"), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=RUN)
+    root = tmp_path_factory.mktemp("nbstore")
+    summary = run(build_spec(OmegaConf.to_container(cfg, resolve=True)), root, n_jobs=1, progress=False)
+    assert summary.computed == 216 and summary.failed == 0  # 24 settings x 3 outer folds x (1 + 2 inner)
+    return root
+
+
+def execute(store: Path, cwd: Path) -> tuple[dict, list]:
+    """Run the notebook with injected parameters (after the cell tagged "parameters", as papermill
+    does) and a last cell that prints its results as JSON; returns that JSON and the cells."""
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    at = next(i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", []))
+    params = (f"EXPERIMENT = 'smoke'\nOVERRIDES = {OVERRIDES!r}\nSTORE_DIR = {str(store)!r}\n"
+              "MODELS = ('EEM-rbf', 'WELM-rbf')\nMETRIC = 'gmean'")
+    nb.cells.insert(at + 1, nbformat.v4.new_code_cell(params, metadata={"tags": ["injected-parameters"]}))
+    nb.cells.append(nbformat.v4.new_code_cell(
+        "import json\nrows = lambda t: [[d, m, v] for (d, m), v in t.stack().items()]\n"
+        "print(json.dumps({'table': rows(table), 'nested': rows(nested_table), 'paired': summary['mean'].to_dict(),"
+        " 'param': param, 'n_rows': len(df)}))"))
+    from jupyter_client.manager import KernelManager
+    km = KernelManager(kernel_name="python3", transport="ipc", ip=str(cwd / "kernel-ipc"))  # no TCP ports
+    nbclient.NotebookClient(nb, km=km, timeout=300, resources={"metadata": {"path": str(cwd)}}).execute()
+    out = json.loads(nb.cells[-1].outputs[0]["text"])
+    return out, nb.cells
+
+
+def test_notebook_runs_and_matches_independent_selections(store, tmp_path, monkeypatch):
+    # the kernel must import this checkout's randml_core, from another working directory
+    monkeypatch.setenv("PYTHONPATH", str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out, cells = execute(store, tmp_path)
+    raw = pd.concat([pd.read_parquet(p) for p in sorted((store / "smoke").glob("part-*.parquet"))])
+    outer = raw[raw["inner_fold"] == -1]
+    assert out["n_rows"] == len(outer) == 72
+    means = outer.groupby(["dataset", "model", "params_json"])["gmean"].mean()
+    # the paper's rule: per (dataset, model) the setting with the largest outer mean
+    best_mean = means.groupby(level=["dataset", "model"]).max()
+    table = {(d, m): v for d, m, v in out["table"]}
+    assert set(table) == {k for k in best_mean.index}
+    for key, value in best_mean.items():
+        assert table[key] == pytest.approx(value, abs=1e-12)
+    # nested: per outer fold the setting with the best inner mean (ties: first in sorted order)
+    inner = raw[raw["inner_fold"] >= 0].groupby(["model", "fold", "params_json"])["gmean"].mean()
+    nested = {(d, m): v for d, m, v in out["nested"]}
+    for model in ("EEM-rbf", "SVM-rbf", "LS-SVM-rbf"):
+        scores = []
+        for fold in range(3):
+            s = inner.loc[(model, fold)]
+            pick = sorted(s.index[s == s.max()])[0]
+            scores.append(outer[(outer.model == model) & (outer.fold == fold) & (outer.params_json == pick)]
+                          ["gmean"].item())
+        assert nested[("heart", model)] == pytest.approx(np.mean(scores), abs=1e-12)
+    # paired comparison: each model at its best-mean setting, same folds
+    picks = means.groupby(level=["dataset", "model"]).idxmax()
+    fold_scores = {m: outer[(outer.model == m) & (outer.params_json == picks[("heart", m)][2])]
+                   .set_index("fold")["gmean"] for m in ("EEM-rbf", "WELM-rbf")}
+    assert out["paired"]["heart"] == pytest.approx((fold_scores["EEM-rbf"] - fold_scores["WELM-rbf"]).mean())
+    assert out["param"] == "p_n_hidden"
+    # the plot cell drew a figure
+    plot = next(c for c in cells if "errorbar" in c.source)
+    assert any("image/png" in o.get("data", {}) for o in plot.outputs)

@@ -1,0 +1,202 @@
+"""randml_core.results: load() gives the tables' rows by default, best() the tables' cells.
+
+References are computed independently from the raw parquet parts (pyarrow, no randml code) and
+from the plan's keys; the README's notebook example is executed as written.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from randml_core.results import ResultsError, best, load, make_target, store_root
+from randml_core.runner import make_plan, run
+
+REPO = Path(__file__).resolve().parent.parent
+SMALL = ["experiment=smoke", "dataset=heart", "model=lssvm", "models.lssvm.grid.gamma=[0.5,1.0]",
+         "protocol.inner_splits=2"]  # gamma = 0.5 is made to fail (below): failed rows next to ok ones
+
+
+def raw_rows(store: Path, name: str) -> pd.DataFrame:
+    """Every stored row, read with pyarrow directly (no randml code)."""
+    return pd.concat([pd.read_parquet(p) for p in sorted((store / name).glob("part-*.parquet"))],
+                     ignore_index=True)
+
+
+@pytest.fixture(scope="module")
+def small_store(tmp_path_factory):
+    """The SMALL config (3 outer folds x 2 inner, 4 LS-SVM settings of which 2 fail) and the same
+    config with another seed (rows of another config) in one store."""
+    from hydra import compose, initialize_config_dir
+    from omegaconf import OmegaConf
+    from randml_core.config import build_spec
+
+    def spec(*overrides):
+        with initialize_config_dir(config_dir=str(REPO / "conf"), version_base="1.3"):
+            cfg = compose(config_name="config", overrides=list(overrides))
+        return build_spec(OmegaConf.to_container(cfg, resolve=True))
+
+    from randml_core.models import grid
+    real_kernel = grid._full_kernel
+
+    def kernel(split, gamma):  # one kernel width fails (NaN widths are refused by the config checks)
+        if gamma == 0.5:
+            raise np.linalg.LinAlgError("injected: singular system")
+        return real_kernel(split, gamma)
+    store = tmp_path_factory.mktemp("store")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(grid, "_full_kernel", kernel)
+        s1 = run(spec(*SMALL), store, n_jobs=1, progress=False)
+        s2 = run(spec(*SMALL, "protocol.seed=1"), store, n_jobs=1, progress=False)
+    assert s1.computed == s2.computed == 3 * 3 * 4 and s1.failed == s2.failed == 3 * 3 * 2
+    return store, make_plan(spec(*SMALL))
+
+
+def test_load_defaults_are_outer_ok_rows_of_the_current_config(small_store):
+    store, plan = small_store
+    raw = raw_rows(store, "smoke")
+    assert len(raw) == 72  # 2 seeds x 3 outer folds x (1 + 2 inner) x 4 settings
+    keys = {c.key for _, c in plan.cells()}
+    want = raw[raw["key"].isin(keys) & (raw["inner_fold"] == -1) & (raw["status"] == "ok")]
+    df = load("smoke", store_dir=store, overrides=SMALL[1:])
+    assert len(df) == 6 and set(df["key"]) == set(want["key"])  # 3 folds x 2 settings with gamma = 1
+    assert (df["inner_fold"] == -1).all() and (df["status"] == "ok").all() and (df["p_gamma"] == 1.0).all()
+    # each argument adds back exactly its rows
+    assert len(load("smoke", store_dir=store, overrides=SMALL[1:], include_failed=True)) == 12
+    inner = load("smoke", store_dir=store, overrides=SMALL[1:], include_inner=True)
+    assert len(inner) == 18 and (inner["inner_fold"] >= 0).sum() == 12
+    everything = load("smoke", store_dir=store, include_inner=True, include_failed=True, all_configs=True)
+    assert set(everything["key"]) == set(raw["key"])
+    # a filter on status / inner_fold replaces that default
+    failed = load("smoke", store_dir=store, overrides=SMALL[1:], status="failed")
+    assert len(failed) == 6 and (failed["p_gamma"] == 0.5).all()
+
+
+def test_load_reads_the_project_store_from_any_directory(small_store, tmp_path, monkeypatch):
+    store, _ = small_store
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("RANDML_STORE", raising=False)
+    assert store_root() == REPO / "results" / "store"
+    monkeypatch.setenv("RANDML_STORE", str(store))
+    assert store_root() == store
+    assert len(load("smoke", overrides=SMALL[1:])) == 6
+
+
+def test_errors_name_the_problem_and_the_fix(small_store, tmp_path):
+    store, _ = small_store
+    with pytest.raises(ResultsError, match=r"unknown experiment 'smokee'; did you mean 'smoke'\? .*eem_table4"):
+        load("smokee", store_dir=store)
+    empty = tmp_path / "nothing"
+    with pytest.raises(ResultsError, match=re.escape(str((empty / "eem_table4").resolve())) +
+                       r".*randml run experiment=eem_table4.*make table4"):
+        load("eem_table4", store_dir=empty)
+    # rows exist, but only of other configs (the smoke defaults have no gamma = 0.5, no inner folds)
+    with pytest.raises(ResultsError, match=r"none belongs to the current config of 'smoke'.*all_configs=True"):
+        load("smoke", store_dir=store, overrides=["dataset=heart", "model=eem"])
+    with pytest.raises(ResultsError, match=r"model='LS-SVM-rbff' occurs in no stored row.*did you mean 'LS-SVM-rbf'"):
+        load("smoke", store_dir=store, overrides=SMALL[1:], model="LS-SVM-rbff")
+    with pytest.raises(KeyError, match=r"no column 'modle'.*did you mean 'model'"):
+        load("smoke", store_dir=store, overrides=SMALL[1:], modle="LS-SVM-rbf")
+    with pytest.raises(TypeError, match=r"overrides=\['profile=quick'\]"):
+        load("smoke", store_dir=store, overrides="profile=quick")
+    assert make_target("eem_table4") == "table4" and make_target("memd_table3") == "memd-table3"
+
+
+def test_load_inside_a_hydra_app_leaves_the_app_config_alone(small_store):
+    from hydra import initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    store, _ = small_store
+    with initialize_config_dir(config_dir=str(REPO / "conf"), version_base="1.3"):
+        app = GlobalHydra.instance().hydra
+        assert len(load("smoke", store_dir=store, overrides=SMALL[1:])) == 6
+        assert GlobalHydra.instance().hydra is app
+    assert not GlobalHydra.instance().is_initialized()
+
+
+def test_best_refuses_frames_that_would_select_differently(small_store):
+    store, _ = small_store
+    df = load("smoke", store_dir=store, overrides=SMALL[1:])
+    with pytest.raises(ValueError, match="left out 6 failed or skipped cells.*include_failed=True"):
+        best(df)
+    full = load("smoke", store_dir=store, overrides=SMALL[1:], include_failed=True)
+    with pytest.raises(ValueError, match="include_inner=True"):
+        best(full, rule="nested")
+    cells = best(full)
+    # the failed gamma = 0.5 settings are not eligible; of the two gamma = 1 settings the best mean wins
+    ok = full[full["status"] == "ok"].groupby("params_json")["gmean"].mean()
+    assert cells["mean"].item() == pytest.approx(ok.max()) and cells["params_json"].item() == ok.idxmax()
+    assert cells["n_folds"].item() == 3 and cells["n_failed"].item() == 0
+
+
+def test_best_minimises_error_metrics_by_hand():
+    """Two settings x two folds: rmse means 1.5 and 2.5 (pick the first), gmean means 0.6 and 0.8."""
+    rows = [("a", 0, 1.0, 0.5), ("a", 1, 2.0, 0.7), ("b", 0, 2.0, 0.9), ("b", 1, 3.0, 0.7)]
+    frame = pd.DataFrame([{"dataset": "d", "model": "m", "params_json": p, "repeat": 0, "fold": f,
+                           "inner_fold": -1, "status": "ok", "converged": True, "rmse": r, "gmean": g}
+                          for p, f, r, g in rows])
+    low = best(frame, metric="rmse")
+    assert low["params_json"].item() == "a" and low["mean"].item() == 1.5
+    assert low["std"].item() == pytest.approx(np.std([1.0, 2.0], ddof=1))
+    high = best(frame)
+    assert high["params_json"].item() == "b" and high["mean"].item() == pytest.approx(0.8)
+    with pytest.raises(ValueError, match="rule='median' is unknown"):
+        best(frame, rule="median")
+
+
+@pytest.fixture(scope="module")
+def table4_heart(tmp_path_factory):
+    """eem_table4's own cells for heart: the whole EEM grid and two SVM settings (a subset of the
+    current config: a cell's key does not depend on the rest of the grid)."""
+    store = tmp_path_factory.mktemp("t4")
+    from hydra import compose, initialize_config_dir
+    from omegaconf import OmegaConf
+    from randml_core.config import build_spec
+    for overrides in (["model=eem"], ["model=svm", "models.svm.grid.gamma=[0.1]", "models.svm.grid.C=[1.0,10.0]"]):
+        with initialize_config_dir(config_dir=str(REPO / "conf"), version_base="1.3"):
+            cfg = compose(config_name="config", overrides=["experiment=eem_table4", "dataset=heart", *overrides])
+        run(build_spec(OmegaConf.to_container(cfg, resolve=True)), store, n_jobs=1, progress=False)
+    return store
+
+
+def readme_notebook_block() -> str:
+    text = (REPO / "README.md").read_text()
+    block = re.search(r"In a notebook:\n\n```python\n(.*?)```", text, re.S)
+    assert block, "README.md lost its 'In a notebook:' python block"
+    return block.group(1)
+
+
+def test_readme_notebook_example_gives_outer_fold_numbers(table4_heart, tmp_path, monkeypatch):
+    monkeypatch.setenv("RANDML_STORE", str(table4_heart))
+    monkeypatch.chdir(tmp_path)
+    ns: dict = {}
+    exec(readme_notebook_block(), ns)  # noqa: S102 - the README's example, as a user runs it
+    raw = raw_rows(table4_heart, "eem_table4")
+    sel = raw[(raw["dataset"] == "heart") & raw["model"].isin(["EEM-rbf", "SVM-rbf"])]
+    outer = sel[sel["inner_fold"] == -1].groupby(["model", "params_json"])["gmean"].agg(["mean", "size"])
+    means = ns["means"]
+    assert len(means) == 5 + 2 and (outer["size"] == 10).all()
+    pd.testing.assert_series_equal(means.sort_index(), outer["mean"].sort_index(), check_names=False)
+    # the old example's mean over every row mixed the inner folds in, and differs
+    mixed = sel.groupby(["model", "params_json"])["gmean"].mean()
+    assert (mixed - outer["mean"]).abs().max() > 1e-3
+    # best(): per model the setting with the largest outer mean
+    cells = ns["cells"].set_index("model")
+    for model, group in outer["mean"].groupby(level="model"):
+        assert cells.loc[model, "mean"] == pytest.approx(group.max())
+        assert cells.loc[model, "params_json"] == group.idxmax()[1]
+    # nested: per outer fold the setting with the best inner mean, scored on that outer fold
+    inner = sel[sel["inner_fold"] >= 0].groupby(["model", "fold", "params_json"])["gmean"].mean()
+    nested = ns["nested"].set_index("model")
+    for model in ("EEM-rbf", "SVM-rbf"):
+        scores = []
+        for fold in range(10):
+            by_setting = inner.loc[(model, fold)]
+            pick = sorted(by_setting.index[by_setting == by_setting.max()])[0]
+            row = sel[(sel["model"] == model) & (sel["fold"] == fold) & (sel["inner_fold"] == -1)
+                      & (sel["params_json"] == pick)]
+            scores.append(row["gmean"].item())
+        assert nested.loc[model, "mean"] == pytest.approx(np.mean(scores))
+        assert nested.loc[model, "n_folds"] == 10

@@ -1,0 +1,216 @@
+"""The results site: verdict badges, sortable tables, statistics slot, links that resolve, and (when
+Debian's chromium is installed) every page loading in headless Chromium without console errors."""
+from __future__ import annotations
+
+import os
+import struct
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("markdown_it", reason="markdown-it-py is in the dev extra: pip install -e '.[dev]'")
+
+from randml_core.site import build_site  # noqa: E402
+from randml_core.site.check import check_static  # noqa: E402
+from randml_core.site.mdrender import render  # noqa: E402
+from randml_core.site.papers import PAPERS  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+class Collect(HTMLParser):
+    """Badges (class, text), tables' classes, img srcs and a hrefs of a page."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.badges, self.tables, self.imgs, self.links, self._badge = [], [], [], [], None
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "span" and "badge" in (a.get("class") or "").split():
+            self._badge = [a["class"].split()[1], ""]
+        elif tag == "table":
+            self.tables.append(a.get("class"))
+        elif tag == "img":
+            self.imgs.append(a["src"])
+        elif tag == "a" and "href" in a:
+            self.links.append(a["href"])
+
+    def handle_data(self, data):
+        if self._badge is not None:
+            self._badge[1] += data
+
+    def handle_endtag(self, tag):
+        if tag == "span" and self._badge is not None:
+            self.badges.append(tuple(self._badge))
+            self._badge = None
+
+
+REPORT = """# Claims
+
+- **HELD**: claim one (held if x > 1).
+- NOT HELD: claim two; the rule: held when every set passes.
+
+| claim | our run |
+|---|---|
+| a is held to be | not held (3 datasets) |
+| b | NOT TESTED (SUBSTITUTE; NOT HELD ON IT) |
+| c | the held-out fold |
+
+Our run: **not held (8)**, so the claim is not held here. <script>alert(1)</script>
+"""
+
+
+def test_verdict_words_become_badges_and_rule_text_stays_plain(tmp_path):
+    out = render(REPORT, tmp_path)
+    page = Collect(out)
+    # worked by hand: bold or upper-case verdicts, and a lower-case verdict that starts a body cell
+    assert page.badges == [("v-held", "HELD"), ("v-not-held", "NOT HELD"), ("v-not-held", "not held"),
+                           ("v-not-tested", "NOT TESTED"), ("v-substitute", "SUBSTITUTE"),
+                           ("v-not-held", "NOT HELD"), ("v-not-held", "not held")]
+    assert "held if x &gt; 1" in out and "held when every set" in out and "the claim is not held here" in out
+    assert "&lt;script&gt;" in out and "<script>" not in out  # raw HTML in a report is shown, not run
+    assert page.tables == ["sortable"] and '<div class="scroll"><table' in out
+
+
+def test_relative_links_in_markdown_are_rebased_to_the_page(tmp_path):
+    src = tmp_path / "results" / "tables"
+    src.mkdir(parents=True)
+    (src / "x.csv").write_text("a\n1\n")
+    out = render("see [the csv](x.csv#top) and [site](https://example.org)", tmp_path / "results" / "site", src)
+    href = Collect(out).links[0]
+    assert href == "../tables/x.csv#top"
+    assert (tmp_path / "results" / "site" / href.split("#")[0]).resolve() == (src / "x.csv").resolve()
+    assert Collect(out).links[1] == "https://example.org"
+
+
+def tiny_png(path: Path, width=4, height=3) -> Path:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig = plt.figure(figsize=(width, height), dpi=10)
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+@pytest.fixture
+def small_results(tmp_path):
+    res = tmp_path / "results"
+    t, f = res / "tables", res / "figures"
+    t.mkdir(parents=True)
+    f.mkdir()
+    (t / "eem_table4.md").write_text("# EEM Table 4\n\n| dataset | EEM |\n|---|---|\n| heart | 0.80 |\n| sonar | 0.90 |\n"
+                                     "| iris | 0.70 |\n\n- Code version: 0123456789\n")
+    (t / "eem_table4.csv").write_text("dataset,EEM mean,generated_by\nheart,0.8,0123456789\n")
+    (t / "eem_table4.tex").write_text("\\begin{tabular}\\end{tabular}\n")
+    (t / "eem_report.md").write_text(REPORT)
+    (t / "eem_table4_stats.md").write_text("# Friedman test\n\np = 0.012 (Nemenyi CD 1.3)\n")
+    (t / "eem_levels.csv").write_text("level,acc\n0,0.9\n1,0.95\n")
+    (t / "bench_eem.md").write_text("# bench\n\nfit 1.0 s\n")
+    (t / "zzz_misc.md").write_text("# misc\n")
+    tiny_png(f / "eem_fig3.png")
+    (f / "eem_fig3.pdf").write_bytes(b"%PDF-1.4\n")
+    return res
+
+
+def test_build_on_small_results(small_results, tmp_path):
+    site = tmp_path / "site"
+    (site).mkdir()
+    (site / "old.html").write_text("<html></html>")  # a page of an earlier build
+    build_site(small_results, site)
+    assert not (site / "old.html").exists()
+    assert sorted(p.name for p in site.glob("*.html")) == sorted(
+        ["index.html", "datasets.html", *[f"{p.key}.html" for p in PAPERS]])
+    assert not list(site.rglob("*.tmp"))
+    eem = (site / "eem.html").read_text()
+    page = Collect(eem)
+    assert ("v-held", "HELD") in page.badges
+    # statistics: the module's file is shown in its section; a paper without one says where it will go
+    stats = eem.split('id="statistics"')[1].split('id="benchmarks"')[0]
+    assert "Friedman test" in stats and "p = 0.012" in stats and "No statistics yet" not in stats
+    assert "eem_table4_stats.md" not in eem.split('id="tables"')[1].split('id="figures"')[0]
+    assert "No statistics yet" in (site / "pri.html").read_text()
+    # every file reachable: md, csv, tex of the table, the data csv, png and pdf of the figure
+    targets = {os.path.normpath(site / h).split(os.sep)[-1] for h in page.links + page.imgs if "#" not in h}
+    assert {"eem_table4.md", "eem_table4.csv", "eem_table4.tex", "eem_levels.csv", "eem_fig3.png",
+            "eem_fig3.pdf", "bench_eem.md", "eem_report.md"} <= targets
+    assert page.imgs == ["../results/figures/eem_fig3.png"]
+    assert "0123456789" in eem.split('id="provenance"')[1]  # the code version the table names
+    assert "zzz_misc.md" in (site / "index.html").read_text()  # a file no paper claims is still listed
+    assert check_static(site) == []
+    # the same inputs give the same bytes
+    before = {p: p.read_bytes() for p in site.rglob("*") if p.is_file()}
+    build_site(small_results, site)
+    assert {p: p.read_bytes() for p in site.rglob("*") if p.is_file()} == before
+
+
+def test_static_check_finds_broken_links(small_results, tmp_path):
+    site = tmp_path / "site"
+    build_site(small_results, site)
+    (site / "broken.html").write_text(
+        '<html><head><title>x</title></head><body><h1>x</h1><a href="missing.csv">a</a>'
+        '<img src="https://cdn.example.org/x.png"><a href="eem.html#nowhere">b</a><a href="#claims">c</a></body></html>')
+    problems = check_static(site)
+    assert len(problems) == 4, problems
+    assert any("missing.csv does not resolve" in p for p in problems)
+    assert any("outside the site" in p for p in problems)
+    assert any("'nowhere'" in p for p in problems) and any("'claims'" in p for p in problems)
+
+
+def test_site_from_the_repository_results_shows_everything(tmp_path):
+    site = tmp_path / "site"
+    build_site(REPO / "results", site)
+    assert check_static(site) == []
+    pages = {p.name: Collect(p.read_text()) for p in site.glob("*.html")}
+    shown = {os.path.normpath(site / u) for c in pages.values() for u in c.imgs}
+    linked = {os.path.normpath(site / u.split("#")[0]) for c in pages.values() for u in c.links}
+    for png in (REPO / "results" / "figures").glob("*.png"):
+        assert os.path.normpath(png) in shown, png.name
+    for f in (REPO / "results" / "tables").iterdir():
+        if f.suffix in (".csv", ".md", ".json"):
+            assert os.path.normpath(f) in linked, f.name
+    for paper in PAPERS:
+        reports = [p for p in (REPO / "results" / "tables").glob(f"{paper.key}_*.md")
+                   if p.stem in (f"{paper.key}_report", f"{paper.key}_claims")]
+        assert reports, f"no claims report for {paper.key}"
+        assert pages[f"{paper.key}.html"].badges, f"{paper.key}: no verdict badge"
+        assert all("sortable" in (t or "").split() for t in pages[f"{paper.key}.html"].tables)
+
+
+def test_committed_snapshot_links_resolve_and_is_small():
+    snap = REPO / "results" / "site"
+    assert (snap / "index.html").exists(), "results/site is not built: make site"
+    assert check_static(snap) == [], "the committed site has broken links: make site-check"
+    sizes = [p.stat().st_size for p in snap.rglob("*") if p.is_file()]
+    assert max(sizes) < 5e6 and sum(sizes) < 5e6
+    assert {p.stem for p in (snap / "screenshots").glob("*.png")} == {p.stem for p in snap.glob("*.html")}
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", data[16:24])  # IHDR width, height
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium "
+                    "(apt-get install -y chromium; make site-check installs it)")
+def test_every_page_loads_in_chromium_without_errors(tmp_path):
+    pytest.importorskip("playwright", reason="playwright is in the dev extra: pip install -e '.[dev]'")
+    from randml_core.site.check import check_browser
+    site = tmp_path / "site"
+    build_site(REPO / "results", site)
+    # a page with a script error and a missing image must be caught (the check can fail)
+    (site / "zz_bad.html").write_text('<html><head><title>b</title></head><body><h1>b</h1>'
+                                      '<img src="nope.png"><script>undefinedFunction()</script></body></html>')
+    problems, facts = check_browser(site, site / "screenshots")
+    bad = [p for p in problems if p.startswith("zz_bad.html")]
+    assert any("undefinedFunction" in p for p in bad) and any("nope.png" in p for p in bad)
+    assert [p for p in problems if not p.startswith("zz_bad.html")] == []
+    assert len(facts["pages"]) == len(PAPERS) + 3
+    assert len(facts["sorted"]) >= len(PAPERS)  # a numeric column sorted both ways on each page
+    for shot in facts["screenshots"]:
+        assert png_size(shot) == (1280, 2000)
