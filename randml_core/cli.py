@@ -1,8 +1,12 @@
-"""Command line: ``randml run | status | report | data``.
+"""Command line: ``randml run | plan | status | report | compare | data``.
 
-``run``, ``status`` and ``report`` take Hydra overrides (``experiment=eem_table4 dataset=heart
-model=eem protocol.repeats=3 profile=quick n_jobs=2``; ``run -m`` sweeps). ``data`` lists,
+``run``, ``plan``, ``status``, ``report`` and ``compare`` take Hydra overrides (``experiment=eem_table4
+dataset=heart model=eem protocol.repeats=3 profile=quick n_jobs=2``; ``run -m`` sweeps; Hydra's
+``--config-dir DIR`` adds a user's own experiments, models and dataset cards). ``data`` lists,
 describes and fetches datasets.
+
+Exit codes: 0 all done; 1 some cells failed (or a sweep job failed); 2 bad config or input, nothing
+run; 3 some datasets were not available (they need a download); a sweep exits with its worst job's code.
 """
 from __future__ import annotations
 
@@ -14,20 +18,36 @@ from pathlib import Path
 from .provenance import REPO_ROOT
 
 CONF_DIR = Path(os.environ.get("RANDML_CONF", REPO_ROOT / "conf")).resolve()
-USAGE = """usage: randml run    experiment=NAME [overrides...]   run the missing cells (-m for a Hydra sweep)
-       randml status experiment=NAME [overrides...]   done / missing / failed cells per dataset x model
-       randml report experiment=NAME [overrides...]   regenerate the experiment's tables from the store
-       randml data list | show NAME | fetch [NAME...] | catalog
+USAGE = """usage: randml run     experiment=NAME [overrides...]   run the missing cells (-m for a Hydra sweep)
+       randml plan    experiment=NAME [overrides...]   the cells, grids and stored / missing counts; runs nothing
+       randml status  experiment=NAME [overrides...]   done / missing / failed cells per dataset x model
+       randml report  experiment=NAME [overrides...]   regenerate the experiment's tables from the store
+       randml compare experiment=NAME [metric=M] [models=[A,B,...]] [rule=best_mean|nested] [overrides...]
+                                                        ranks, Friedman, CD diagram, pairwise tests over datasets
+       randml data    list | show NAME | fetch [NAME...] | catalog   [--config-dir DIR]
+       randml --version
 
-overrides: dataset=NAME model=FAMILY profile=paper|quick protocol.repeats=N n_jobs=N store_dir=PATH
+overrides: dataset=NAME model=NAME profile=paper|quick protocol.repeats=N n_jobs=N store_dir=PATH
+           --config-dir DIR (a folder with experiment/, model/, dataset/ of your own)
+exit codes: 0 done, 1 failed cells, 2 bad config or input, 3 datasets not available (need a download)
 experiments: {experiments}"""
+
+EXIT_FAILED, EXIT_CONFIG, EXIT_UNAVAILABLE = 1, 2, 3
+
+
+class CommandError(Exception):
+    """A command's failure with its exit code and message (recorded per job, so a sweep goes on)."""
+
+    def __init__(self, message: str, code: int = EXIT_CONFIG):
+        super().__init__(message)
+        self.code = code
 
 
 def _experiments() -> list[str]:
     return sorted(p.stem for p in (CONF_DIR / "experiment").glob("*.yaml"))
 
 
-def _fail(msg: str, code: int = 2):
+def _fail(msg: str, code: int = EXIT_CONFIG):
     print(f"randml: {msg}", file=sys.stderr)
     raise SystemExit(code)
 
@@ -38,10 +58,10 @@ def _spec_from_cfg(cfg):
     try:
         return build_spec(OmegaConf.to_container(cfg, resolve=True))
     except ConfigError as exc:
-        _fail(f"config error: {exc}")
+        raise CommandError(f"config error: {exc}") from None
 
 
-def _cmd_run(cfg) -> None:
+def _cmd_run(cfg) -> int:
     from .runner import run
     spec = _spec_from_cfg(cfg)
     print(f"randml run: {spec.name} [{spec.profile}] {len(spec.datasets)} dataset(s) x "
@@ -53,9 +73,20 @@ def _cmd_run(cfg) -> None:
           f"{s.cached} already stored, in {s.seconds:.1f} s", file=sys.stderr)
     for name, reason in s.unavailable.items():
         print(f"randml run: skipped {name}: {reason}", file=sys.stderr)
+    if s.failed:
+        print(f"randml run: {s.failed} cell(s) failed: `randml status` lists them; their errors are stored "
+              "(retry_failed=true recomputes them)", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_UNAVAILABLE if s.unavailable else 0
 
 
-def _cmd_status(cfg) -> None:
+def _cmd_plan(cfg) -> int:
+    from .planview import describe_plan
+    print(describe_plan(_spec_from_cfg(cfg), cfg.store_dir, int(cfg.n_jobs)))
+    return 0
+
+
+def _cmd_status(cfg) -> int:
     from .runner import make_plan
     from .store import Store
     import pandas as pd
@@ -81,30 +112,96 @@ def _cmd_status(cfg) -> None:
                   f"{frame['missing'].sum()} missing")
     for name, reason in plan.unavailable.items():
         print(f"{name}: not available ({reason})")
+    return 0
 
 
-def _cmd_report(cfg) -> None:
+def _cmd_report(cfg) -> int:
     from .report import build_report
     spec = _spec_from_cfg(cfg)
     build_report(spec, cfg.store_dir, cfg.results_dir)
+    return 0
 
 
-COMMANDS = {"run": _cmd_run, "status": _cmd_status, "report": _cmd_report}
+_COMPARE: dict = {}  # compare's own arguments (metric=, models=, rule=), taken off before Hydra
 
 
-def _hydra(cmd: str, overrides: list[str]) -> None:
+def _cmd_compare(cfg) -> int:
+    from .report.comparison import comparison_section
+    from .results import current_rows
+    from .stats import higher_is_better
+    spec = _spec_from_cfg(cfg)
+    frame, plan, _ = current_rows(spec, cfg.store_dir)
+    if frame.empty:
+        raise CommandError(f"no stored cells of {spec.name!r} in {cfg.store_dir}; run `randml run "
+                           f"experiment={spec.name}` first")
+    regression = all(d.task == "regression" for d in plan.datasets.values())
+    metric = _COMPARE.get("metric") or ("rmse" if regression else "gmean")
+    try:
+        higher_is_better(metric)
+    except ValueError as exc:
+        raise CommandError(f"metric={metric!r}: {exc}") from None
+    if metric not in frame.columns:
+        raise CommandError(f"metric={metric!r} is not stored for {spec.name}")
+    models = _COMPARE.get("models")
+    unknown = sorted(set(models or []) - set(frame["model"]))
+    if unknown:
+        raise CommandError(f"models={unknown} are not stored for {spec.name}; stored: {', '.join(sorted(set(frame['model'])))}")
+    rule = _COMPARE.get("rule", "best_mean")
+    outer = frame[frame["inner_fold"] == -1]
+    stem = Path(cfg.results_dir) / "figures" / f"{spec.name}_{metric}_cd"
+    text, paths = comparison_section(frame if rule == "nested" else outer, metric, stem,
+                                     f"{spec.name}: {metric}", rule, models)
+    print(text)
+    for p in paths:
+        print(f"wrote {p}")
+    return 0
+
+
+COMMANDS = {"run": _cmd_run, "plan": _cmd_plan, "status": _cmd_status, "report": _cmd_report,
+            "compare": _cmd_compare}
+_OUTCOMES: list = []  # (job overrides, exit code, message) per Hydra job
+
+
+def _job_name() -> str:
+    try:
+        from hydra.core.hydra_config import HydraConfig
+        return " ".join(HydraConfig.get().overrides.task) or "(defaults)"
+    except Exception:  # pragma: no cover - outside a Hydra app
+        return "(job)"
+
+
+def _hydra(cmd: str, overrides: list[str]) -> int:
+    """Run a command as a Hydra app. Every job (one, or each of a -m sweep) runs even if another
+    fails; the exit code is the worst job's, and a sweep ends with a list of its failed jobs."""
     import hydra
 
     @hydra.main(config_path=str(CONF_DIR), config_name="config", version_base="1.3")
     def entry(cfg) -> None:
         from .runner import PlanError
+        from .store import StoreError
         try:
-            COMMANDS[cmd](cfg)
-        except PlanError as exc:
-            _fail(f"error: {exc}")
+            code, msg = COMMANDS[cmd](cfg), ""
+        except CommandError as exc:
+            code, msg = exc.code, str(exc)
+        except (PlanError, StoreError) as exc:
+            code, msg = EXIT_CONFIG, f"error: {exc}"
+        except Exception as exc:  # one job's crash must not stop a sweep's other jobs
+            import traceback
+            traceback.print_exc()
+            code, msg = EXIT_FAILED, f"{type(exc).__name__}: {exc}"
+        if msg:
+            print(f"randml: {msg}", file=sys.stderr)
+        _OUTCOMES.append((_job_name(), code, msg))
 
     sys.argv = [f"randml {cmd}", *overrides]
+    _OUTCOMES.clear()
     entry()
+    if len(_OUTCOMES) > 1:
+        bad = [o for o in _OUTCOMES if o[1]]
+        print(f"randml {cmd}: {len(_OUTCOMES)} jobs, {len(bad)} not clean", file=sys.stderr)
+        for job, code, msg in bad:
+            print(f"  exit {code}: {job}" + (f": {msg}" if msg else ""), file=sys.stderr)
+    return max((o[1] for o in _OUTCOMES), default=0)
 
 
 def _data(args: list[str]) -> None:
@@ -133,17 +230,44 @@ def _data(args: list[str]) -> None:
         _fail(f"unknown data command {args!r}; use: randml data list | show NAME | fetch [NAME...] | catalog")
 
 
+def _compare_args(rest: list[str]) -> list[str]:
+    """Take compare's own ``metric=``, ``models=[...]`` and ``rule=`` off the Hydra overrides."""
+    _COMPARE.clear()
+    left = []
+    for arg in rest:
+        key, _, value = arg.partition("=")
+        if key in ("metric", "rule"):
+            _COMPARE[key] = value
+        elif key == "models" and value.startswith("["):
+            _COMPARE["models"] = [m.strip() for m in value.strip("[]").split(",") if m.strip()]
+        else:
+            left.append(arg)
+    if _COMPARE.get("rule", "best_mean") not in ("best_mean", "nested"):
+        _fail(f"rule={_COMPARE['rule']!r} is unknown; choose best_mean or nested")
+    return left
+
+
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else list(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(USAGE.format(experiments=", ".join(_experiments())))
         return
+    if argv[0] in ("--version", "-V", "version"):
+        from importlib import metadata
+
+        from .provenance import short_version
+        print(f"randml {metadata.version('randml')} (code {short_version()})")
+        return
     cmd, rest = argv[0], argv[1:]
     if cmd == "data":
         _data(rest)
     elif cmd in COMMANDS:
-        _hydra(cmd, rest)
+        if cmd == "compare":
+            rest = _compare_args(rest)
+        code = _hydra(cmd, rest)
+        if code:
+            raise SystemExit(code)
     else:
         _fail(f"unknown command {cmd!r}\n" + USAGE.format(experiments=", ".join(_experiments())))
 

@@ -29,9 +29,10 @@ def did_you_mean(name: str, choices) -> str:
 class Variant:
     """One table column: a family with some fixed params and a grid over the others."""
     name: str
-    family: str
+    family: str       # a registered family, or the import path of a `_target_` estimator
     fixed: dict
     grid: dict  # param -> list of values
+    target: dict | None = None  # the `estimator:` node of a `_target_` model (None for a family)
 
     def settings(self) -> list[dict]:
         keys = sorted(self.grid)
@@ -56,8 +57,9 @@ class ExperimentSpec:
             object.__setattr__(self, "store", self.name)
 
     def config_hash(self) -> str:
+        variants = [{k: v for k, v in var.__dict__.items() if k != "target" or v is not None} for var in self.variants]
         payload = {"name": self.name, "datasets": self.datasets, "protocol": self.protocol.__dict__,
-                   "variants": [v.__dict__ for v in self.variants], "options": self.options}
+                   "variants": variants, "options": self.options}
         return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
@@ -151,10 +153,87 @@ def _check_param(estimator: type, params: dict, where: str) -> None:
         raise ConfigError(str(exc)) from None
 
 
+MODEL_KEYS = {"family": "a registered family (experiments/<paper>/families.py)",
+              "estimator": "any scikit-learn-compatible estimator: {_target_: import.path, fixed args...}",
+              "variants": "table columns: {NAME: {fixed params}} (default: one column named after the config)",
+              "grid": "{param: [values]} searched for every variant",
+              "quick": "{param: [values]} replacing grid axes under profile=quick"}
+
+
+def _model_identity(m: dict, where: str) -> str:
+    """A model config's family name, or its estimator's import path."""
+    if not isinstance(m, dict):
+        raise ConfigError(f"'{where[:-1]}' must be a model config (keys: {', '.join(MODEL_KEYS)}), got {m!r}")
+    if "estimator" in m:
+        node = m["estimator"]
+        if not isinstance(node, dict) or not isinstance(node.get("_target_"), str):
+            raise ConfigError(f"{where}estimator must name a class with _target_ (e.g. "
+                              "sklearn.linear_model.LogisticRegression), got {node!r}")
+        return node["_target_"]
+    return _require(m, "family", where, str)
+
+
+def _model_variants(key: str, m: dict, profile: str, only: str | None) -> list[Variant]:
+    """The variants of one model config ``models.<key>``, every value checked."""
+    from .family import FAMILIES, target_family
+    where = f"models.{key}."
+    ident = _model_identity(m, where)
+    unknown = sorted(set(m) - set(MODEL_KEYS))
+    if unknown:
+        raise ConfigError(f"{where}{unknown[0]} is not a model config key; {did_you_mean(unknown[0], MODEL_KEYS)}"
+                          "valid: " + "; ".join(f"{k} ({v})" for k, v in MODEL_KEYS.items()))
+    if "family" in m and "estimator" in m:
+        raise ConfigError(f"{where}: give either family or estimator, not both")
+    target = None
+    if "estimator" in m:
+        target = dict(m["estimator"])
+        try:
+            family = target_family(target)
+            estimator = family.estimator()
+        except Exception as exc:
+            raise ConfigError(f"{where}estimator: cannot instantiate {target['_target_']!r} "
+                              f"({type(exc).__name__}: {exc})") from None
+        label = target["_target_"]
+    else:
+        if ident not in FAMILIES:
+            names = FAMILIES.all()
+            raise ConfigError(f"{where}family={ident!r} is unknown; {did_you_mean(ident, names)}"
+                              f"known families: {', '.join(names)}")
+        estimator = FAMILIES[ident].estimator()
+        label = type(estimator).__name__
+    if only is not None and ident != only:
+        return []
+    valid = {k for k in estimator.get_params(deep=True)
+             if k != "random_state" and not k.endswith("__random_state")}
+    grid = dict(m.get("grid") or {})
+    quick = dict(m.get("quick") or {})
+    for p in quick:
+        if p not in grid:
+            raise ConfigError(f"{where}quick.{p} replaces no axis of {where}grid (axes: {', '.join(grid) or 'none'})")
+    for p, values in list(grid.items()):
+        if p not in valid:
+            raise ConfigError(f"{where}grid.{p} is not a parameter of {label}; "
+                              f"{did_you_mean(p, valid)}valid: {', '.join(sorted(valid))}")
+        grid[p] = _as_value_list(quick[p] if profile == "quick" and p in quick else values, f"{where}grid.{p}")
+        for v in grid[p]:
+            _check_param(estimator, {p: v}, f"{where}grid.")
+    variants = []
+    for vname, fixed in (m["variants"] if m.get("variants") is not None else {key: {}}).items():
+        if fixed is None:  # `VARIANT: null` in an experiment drops that variant of the family
+            continue
+        fixed = dict(fixed)
+        for p in fixed:
+            if p not in valid:
+                raise ConfigError(f"{where}variants.{vname}.{p} is not a parameter of {label}; "
+                                  f"{did_you_mean(p, valid)}valid: {', '.join(sorted(valid))}")
+        _check_param(estimator, fixed, f"{where}variants.{vname}.")
+        variants.append(Variant(vname, ident, fixed, grid, target))
+    return variants
+
+
 def build_spec(cfg: dict) -> ExperimentSpec:
     """Validate a plain-dict config (``OmegaConf.to_container(cfg, resolve=True)``)."""
     from .data import get_spec, list_datasets, UnknownDatasetError
-    from .models.grid import FAMILIES
 
     check_runtime(cfg)
     exp = cfg.get("experiment")
@@ -189,43 +268,18 @@ def build_spec(cfg: dict) -> ExperimentSpec:
     models = cfg.get("models") or {}
     if not isinstance(models, dict) or not models:
         raise ConfigError("the experiment lists no models: its defaults need entries like '/model@models.eem: eem'")
-    only_family = None
-    if cfg.get("model"):
-        only_family = _require(cfg["model"], "family", "model.", str)
+    only = _model_identity(cfg["model"], "model.") if cfg.get("model") else None
     profile = cfg.get("profile") or {}
-    overrides = profile.get("grid_overrides") or {}
+    if set(profile) - {"name"}:
+        raise ConfigError(f"profile.{sorted(set(profile) - {'name'})[0]} is not a profile key (a profile has only a "
+                          "name; grid axes for profile=quick go in each model config's `quick:` block)")
+    profile_name = str(profile.get("name", "paper"))
     variants = []
     for key, m in models.items():
-        where = f"models.{key}."
-        family = _require(m, "family", where, str)
-        if family not in FAMILIES:
-            raise ConfigError(f"{where}family={family!r} is unknown; {did_you_mean(family, FAMILIES)}"
-                              f"known families: {', '.join(sorted(FAMILIES))}")
-        if only_family and family != only_family:
-            continue
-        estimator = FAMILIES[family].estimator
-        valid = set(estimator().get_params()) - {"random_state"}
-        grid = dict(_require(m, "grid", where, dict))
-        for p, values in list(grid.items()):
-            if p not in valid:
-                raise ConfigError(f"{where}grid.{p} is not a parameter of {estimator.__name__}; "
-                                  f"{did_you_mean(p, valid)}valid: {', '.join(sorted(valid))}")
-            grid[p] = _as_value_list(overrides.get(p, values), f"{where}grid.{p}")
-            for v in grid[p]:
-                _check_param(estimator, {p: v}, f"{where}grid.")
-        for vname, fixed in _require(m, "variants", where, dict).items():
-            if fixed is None:  # `VARIANT: null` in an experiment drops that variant of the family
-                continue
-            fixed = dict(fixed)
-            for p in fixed:
-                if p not in valid:
-                    raise ConfigError(f"{where}variants.{vname}.{p} is not a parameter of "
-                                      f"{estimator.__name__}; valid: {', '.join(sorted(valid))}")
-            _check_param(estimator, fixed, f"{where}variants.{vname}.")
-            variants.append(Variant(vname, family, fixed, grid))
+        variants += _model_variants(key, m, profile_name, only)
     if not variants:
-        raise ConfigError(f"model={only_family!r} selects none of this experiment's models "
-                          f"({', '.join(sorted({m['family'] for m in models.values()}))})")
+        raise ConfigError(f"model={only!r} selects none of this experiment's models "
+                          f"({', '.join(sorted(_model_identity(m, f'models.{k}.') for k, m in models.items()))})")
 
     p = cfg.get("protocol") or {}
     kind = p.get("kind", "repeated_stratified_kfold")
@@ -250,9 +304,15 @@ def build_spec(cfg: dict) -> ExperimentSpec:
         raise ConfigError(str(exc)) from None
     options = {k: v for k, v in exp.items() if k not in ("name", "paper", "datasets", "columns", "store")}
     _check_options(options)
+    metrics = (cfg.get("report") or {}).get("metrics")
+    if metrics is not None:
+        known = ("gmean", "accuracy", "balanced_accuracy", "log_loss", "rmse", "mae")
+        for m in metrics if isinstance(metrics, list) else [metrics]:
+            _check_value(m, "report.metrics", "str", choices=known)
+        options["report_metrics"] = list(metrics) if isinstance(metrics, list) else [metrics]
     names = [v.name for v in variants]
     columns = list(exp.get("columns") or names)
-    all_names = {n for m in models.values() for n, v in (m.get("variants") or {}).items() if v is not None}
+    all_names = {n for k, m in models.items() for n, v in (m.get("variants") or {k: {}}).items() if v is not None}
     for c in columns:
         if c not in all_names:
             raise ConfigError(f"experiment.columns lists {c!r}, which no model variant defines; "
@@ -263,4 +323,4 @@ def build_spec(cfg: dict) -> ExperimentSpec:
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     return ExperimentSpec(name, str(exp.get("paper", "")), datasets, variants, protocol, options,
-                          str(profile.get("name", "paper")), columns, str(exp.get("store") or name))
+                          profile_name, columns, str(exp.get("store") or name))

@@ -62,6 +62,12 @@ def check_params(estimator, params: dict, where: str) -> None:
     cls = estimator if isinstance(estimator, type) else type(estimator)
     constraints = getattr(cls, "_parameter_constraints", None) or {}
     for key, value in params.items():
+        if "__" in key and not isinstance(estimator, type):  # a pipeline step's parameter: step__param
+            step, _, rest = key.partition("__")
+            sub = estimator.get_params(deep=False).get(step)
+            if sub is not None and hasattr(sub, "get_params"):
+                check_params(sub, {rest: value}, f"{where}{step}__")
+            continue
         if key in constraints:
             try:
                 validate_parameter_constraints({key: constraints[key]}, {key: value}, caller_name=cls.__name__)

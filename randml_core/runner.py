@@ -31,7 +31,7 @@ from ._watchdog import die_with_parent
 from .config import ExperimentSpec, Variant
 from .data import DataSourceError, load_dataset
 from .metrics import classification_scores, log_loss, rmse
-from .models.grid import FAMILIES, Split, release_unneeded
+from .family import Split, evaluate, family_of, release_unneeded, skipped, target_key
 from .preprocess import (PREPROCESSING, PREPROCESSINGS, _minmax, _standard, duplicates_of,  # noqa: F401
                          preprocess, preprocessing_of)
 from .protocol import SplitSpec
@@ -54,16 +54,17 @@ def canonical_params(params: dict) -> str:
     return json.dumps({k: norm(params[k]) for k in sorted(params)}, sort_keys=True)
 
 
-def cell_key(data_hash: str, spec: ExperimentSpec, split: SplitSpec, family: str, params_json: str) -> str:
+def cell_key(data_hash: str, spec: ExperimentSpec, split: SplitSpec, variant: Variant, params_json: str) -> str:
+    """The reference recipe of a cell's key (``make_plan`` fills the same JSON faster, see ``_key_head``)."""
     p = spec.protocol
+    family, options, version = _family_parts(spec, variant)
     payload = json.dumps({
         "data": data_hash, "prep": preprocessing_of(spec.options),
         # inner_splits only defines inner cells: outer cells are shared by nested and plain runs
         "split": [p.kind, p.n_splits, p.test_size, p.seed, p.inner_splits if split.inner >= 0 else 0,
                   split.repeat, split.fold, split.inner],
-        "family": family, "version": FAMILIES[family].version, "params": params_json,
-        "model_seed": split.model_seed,
-        "options": {k: spec.options[k] for k in sorted(spec.options) if k.startswith(family + "_")},
+        "family": json.loads(family), "version": json.loads(version), "params": params_json,
+        "model_seed": split.model_seed, "options": json.loads(options),
     }, sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()[:24]
 
@@ -110,7 +111,7 @@ def make_plan(spec: ExperimentSpec) -> Plan:
         for params in v.settings():
             pj = canonical_params(params)
             cells.append((params, pj, json.dumps(pj)))
-        grids.append((v, _family_parts(spec, v.family), cells))
+        grids.append((v, _family_parts(spec, v), cells))
     for name in spec.datasets:
         try:
             ds = load_dataset(name)
@@ -141,9 +142,16 @@ def make_plan(spec: ExperimentSpec) -> Plan:
     return Plan(spec, datasets, tasks, unavailable)
 
 
-def _family_parts(spec: ExperimentSpec, family: str) -> tuple[str, str, str]:
+def _family_parts(spec: ExperimentSpec, variant: Variant) -> tuple[str, str, str]:
+    """JSON of the key's family, options and version fields. A family's options are the experiment
+    options named ``<family>_*``; a ``_target_`` model's are its whole estimator node (import path
+    and fixed arguments); its version names the installed package versions."""
+    if variant.target is not None:
+        fam = family_of(variant.family, variant.target)
+        return json.dumps(variant.family), target_key(variant.target), json.dumps(fam.version)
+    family = variant.family
     options = {k: spec.options[k] for k in sorted(spec.options) if k.startswith(family + "_")}
-    return json.dumps(family), json.dumps(options, sort_keys=True), json.dumps(FAMILIES[family].version)
+    return json.dumps(family), json.dumps(options, sort_keys=True), json.dumps(family_of(family).version)
 
 
 def _key_head(data_hash: str, spec: ExperimentSpec, split: SplitSpec) -> str:
@@ -198,15 +206,23 @@ def run_task(X, y, task: Task, options: dict, problem: str = "binary") -> list[d
         opts = {**options, "train_criteria": bool(options.get("train_criteria")) and task.split.inner < 0}
         split = Split(Xtr, y[tr], Xte, task.split.model_seed, opts)
         labels = np.unique(y)
-        by_family: dict[str, list[Cell]] = {}
+        by_family: dict[tuple, list[Cell]] = {}
         for c in task.cells:
-            by_family.setdefault(c.variant.family, []).append(c)
+            target = None if c.variant.target is None else json.dumps(c.variant.target, sort_keys=True)
+            by_family.setdefault((c.variant.family, target), []).append(c)
+        families = {k: family_of(k[0], None if k[1] is None else json.loads(k[1])) for k in by_family}
         rows = []
         order = list(by_family)
-        for pos, family in enumerate(order):
-            cells = by_family[family]
-            results = FAMILIES[family].evaluate(split, [c.params for c in cells])
-            release_unneeded(split, [FAMILIES[f] for f in order[pos + 1:]])
+        for pos, group in enumerate(order):
+            cells, fam = by_family[group], families[group]
+            family = fam.name
+            settings = [c.params for c in cells]
+            tasks = fam.handles()
+            if problem not in tasks:  # e.g. a binary-only model on a multiclass dataset: not run, by rule
+                results = skipped(settings, f"{family} handles {'/'.join(tasks)} tasks; this dataset is {problem}")
+            else:
+                results = evaluate(fam, split, settings)
+            release_unneeded(split, [families[g] for g in order[pos + 1:]])
             for c, r in zip(cells, results):
                 row = {"key": c.key, "model": c.variant.name, "family": family, "params_json": c.params_json,
                        "status": _status(r.error), "error": r.error,
@@ -222,6 +238,19 @@ def run_task(X, y, task: Task, options: dict, problem: str = "binary") -> list[d
                 row.update({f"x_{k}": v for k, v in r.extras.items() if k != "traceback"})
                 rows.append(row)
         return rows
+
+
+def _uniform_params(rows: list[dict]) -> list[dict]:
+    """A ``p_*`` column whose values mix kinds (``gamma: [scale, 0.1]``) cannot be one parquet column:
+    its values are stored as JSON text then (``params_json`` always has them exactly)."""
+    for col in {k for r in rows for k in r if k.startswith("p_")}:
+        kinds = {"num" if isinstance(v, (int, float)) and not isinstance(v, bool) else type(v).__name__
+                 for r in rows if (v := r.get(col)) is not None}
+        if len(kinds) > 1:
+            for r in rows:
+                if r.get(col) is not None:
+                    r[col] = json.dumps(r[col])
+    return rows
 
 
 def _staged_json(problem, y_true, labels, staged) -> str:
@@ -372,7 +401,7 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
                               "repeat": task.split.repeat, "fold": task.split.fold, "inner_fold": task.split.inner,
                               "split_seed": task.split.split_seed, "model_seed": task.split.model_seed,
                               "n_train": len(task.split.train), "n_test": len(task.split.test), "timestamp": stamp})
-                store.write(rows)
+                store.write(_uniform_params(rows))
                 computed += len(rows)
                 failed += sum(r["status"] == "failed" for r in rows)
                 skipped += sum(r["status"] == "skipped" for r in rows)
@@ -401,7 +430,7 @@ def _sigterm_as_interrupt():
 
 
 def _run_task_with_meta(X, y, task, options, problem="binary"):
-    # worker processes start fresh: families registered by experiment plugins must be imported here too
+    # worker processes start fresh: families of modules outside experiments/ (experiment.plugins) are imported here
     for module in options.get("plugins") or []:
         importlib.import_module(module)
     t0 = time.perf_counter()

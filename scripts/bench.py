@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from randml_core.metrics import gmean  # noqa: E402
-from randml_core.models.grid import FAMILIES, Split, evaluate_naive  # noqa: E402
+from randml_core.family import FAMILIES, Split, evaluate_naive  # noqa: E402
 from randml_core.runner import _minmax, make_plan  # noqa: E402
 
 

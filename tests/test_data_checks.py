@@ -15,7 +15,7 @@ from randml_core.data import load_dataset
 from randml_core.data import checks
 from randml_core.data.checks import (DataQualityWarning, DataValidationError, binarise_labels, constant_columns,
                                      duplicate_rows, validate_xy)
-from randml_core.models.grid import FAMILIES
+from randml_core.family import FAMILIES
 from randml_core.preprocess import preprocess, preprocessing_of
 from randml_core.protocol import Protocol
 from randml_core.runner import PlanError, make_plan

@@ -50,7 +50,7 @@ def test_train_criteria_gaussian_part():
 def test_selection_criteria_use_no_test_fold_data():
     """Poisoning the test fold (features and labels) leaves every training criterion unchanged."""
     from sklearn.datasets import make_classification
-    from randml_core.models.grid import FAMILIES, Split
+    from randml_core.family import FAMILIES, Split
     X, y = make_classification(n_samples=120, n_features=5, random_state=0)
     X = (X - X.min(0)) / (X.max(0) - X.min(0))
     Xtr, ytr, Xte = X[:90], y[:90], X[90:]

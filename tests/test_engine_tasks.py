@@ -11,7 +11,7 @@ from sklearn.linear_model import LogisticRegression, Ridge
 from randml_core.config import ConfigError, build_spec
 from randml_core.data import DatasetSpec, GeneratedSource, load_dataset, register
 from randml_core.data.registry import unregister
-from randml_core.models.grid import Family, evaluate_plain, register_family
+from randml_core.family import Family, evaluate_plain, register_family
 from randml_core.results import load, staged
 from randml_core.runner import PlanError, make_plan, run
 

@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 from experiments.pri.report import claims, growth_exponents, pooled_exponent, summarise, tidy
-from experiments.pri.sweep import PRIMixtureSweep, evaluate_sweep
-from randml_core.models.grid import FAMILIES, Split
+from experiments.pri.families import PRIMixtureSweep, evaluate_sweep
+from randml_core.family import FAMILIES, Split
 from randml_core.models.pri import PRISMO, make_pri_mixture
 
 

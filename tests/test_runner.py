@@ -82,7 +82,7 @@ def test_same_config_and_seed_bit_identical_across_n_jobs(compose, tmp_path):
 def test_grid_sharing_equals_plain_estimator_fits(compose, tmp_path):
     """Each stored cell equals Estimator(**params, random_state=model_seed) fitted on its fold."""
     from randml_core.data import load_dataset
-    from randml_core.models.grid import FAMILIES
+    from randml_core.family import FAMILIES
     from randml_core.runner import _minmax
     spec = compose("experiment=smoke", "dataset=heart")
     run(spec, tmp_path, n_jobs=1, progress=False)
@@ -147,7 +147,7 @@ def test_kill_midway_then_resume_computes_only_missing(tmp_path, randml_cmd, cli
 
 
 def test_failed_cell_is_recorded_not_retried(compose, tmp_path, temp_dataset, monkeypatch):
-    import randml_core.models.grid as grid
+    import experiments.eem.families as grid
     rng = np.random.default_rng(0)
     X = rng.random((60, 3))
     y = np.repeat([0, 1], 30)
@@ -230,7 +230,7 @@ def test_fast_plan_keys_equal_the_reference_cell_key(compose):
     checked = 0
     for task in plan.tasks[::7]:
         for cell in task.cells[::13]:
-            assert cell.key == cell_key(ds.data_hash, spec, task.split, cell.variant.family, cell.params_json)
+            assert cell.key == cell_key(ds.data_hash, spec, task.split, cell.variant, cell.params_json)
             checked += 1
     assert checked > 100
 
@@ -240,7 +240,7 @@ def test_task_frees_cache_entries_no_later_family_reads(compose, monkeypatch):
     import dataclasses
 
     from randml_core.data import load_dataset
-    from randml_core.models import grid
+    from randml_core import family as grid
     from randml_core.runner import run_task
     spec = compose("experiment=smoke", "dataset=heart")
     plan = make_plan(spec)

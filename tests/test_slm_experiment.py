@@ -78,7 +78,7 @@ def test_published_csv_matches_slm_equations_md(pub):
 def test_eq36_reproduces_the_published_svm_counts(pub):
     """Table II's SVM #params from the appendix SV counts with Eq. (36), independently of our code
     path: N_train = 60 % of the paper's rows (Pima 768!), D as the appendix implies."""
-    from experiments.slm.models import svm_parameters
+    from experiments.slm.families import svm_parameters
     n_train = {"circle-and-ring": 600, "2-new-moons": 600, "4-new-moons": 1200, "iris": 90, "wine": 107,
                "breast-cancer-wdbc": 341, "pima-392": 461, "ionosphere": 211, "banknote": 823}
     dim = {"circle-and-ring": 2, "2-new-moons": 2, "4-new-moons": 2, "iris": 4, "wine": 13,
@@ -187,7 +187,7 @@ def test_boston_readers(tmp_path):
 # ----------------------------------------------------------------------------- families
 def test_staged_baselines_end_at_the_final_prediction():
     from sklearn.datasets import load_wine
-    from experiments.slm.models import StagedRandomForestClassifier, StagedXGBClassifier
+    from experiments.slm.families import StagedRandomForestClassifier, StagedXGBClassifier
     X, y = load_wine(return_X_y=True)
     rf = StagedRandomForestClassifier(n_estimators=7, random_state=0).fit(X, y)
     st = list(rf.staged_predict_proba(X))
@@ -204,7 +204,7 @@ def test_staged_baselines_end_at_the_final_prediction():
 def test_model_size_counts_by_hand():
     from sklearn.svm import SVC
     from sklearn.tree import DecisionTreeClassifier
-    from experiments.slm.models import model_size
+    from experiments.slm.families import model_size
     # XOR-like 4 points: DT needs 3 splits, depth 2
     X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], float)
     y = np.array([0, 1, 1, 0])
@@ -216,7 +216,7 @@ def test_model_size_counts_by_hand():
 
 def test_target_scaled_svr_equals_svr_on_the_standardised_target():
     from sklearn.svm import SVR
-    from experiments.slm.models import TargetScaledSVR
+    from experiments.slm.families import TargetScaledSVR
     rng = np.random.default_rng(0)
     X = rng.uniform(size=(60, 3))
     y = 1000 * (X @ [1.0, -2.0, 0.5] + 0.1 * rng.normal(size=60)) + 7

@@ -69,7 +69,7 @@ def test_corrupt_part_is_quarantined_named_and_recomputed(filled, kind, caplog, 
         again = run(spec, tmp_path, n_jobs=1, progress=False)
     assert part.name in caplog.text and "quarantine" in caplog.text
     assert again.computed == len(frame) == 4 and (tmp_path / "smoke" / "quarantine" / part.name).exists()
-    fresh = load("smoke", store=tmp_path)
+    fresh = load("smoke", store_dir=tmp_path)
     assert len(fresh) == fresh["key"].nunique() == 12
     assert fresh.set_index("key").loc[frame["key"], "gmean"].tolist() == frame["gmean"].tolist()
 
@@ -96,7 +96,7 @@ def test_flipped_byte_in_a_value_is_never_trusted(filled, tmp_path):
     assert not frame["key"].isin(before["key"]).any()
     assert (tmp_path / "smoke" / "quarantine" / part.name).exists()
     assert run(spec, tmp_path, n_jobs=1, progress=False).computed == 4
-    assert load("smoke", store=tmp_path).set_index("key").loc[before["key"], "gmean"].tolist() == \
+    assert load("smoke", store_dir=tmp_path).set_index("key").loc[before["key"], "gmean"].tolist() == \
         before["gmean"].tolist()
 
 

@@ -6,7 +6,7 @@ paper computes Spearman's rank correlation between D_CS of those Gaussians (Eq. 
 ERRATA) and the term (m+ - m-)^2 / (S+ + S-) that EEM maximises, over 100 random hidden layers x
 100 random beta per dataset. The paper does not say how beta is drawn: we use N(0, I_h).
 
-Importing this module registers the analysis as the family ``eem_dcs_probe`` for the runner.
+``families.py`` registers the analysis as the family ``eem_dcs_probe`` for the runner.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from sklearn.utils.validation import validate_data
 from randml_core.divergence import dcs_gaussian
 from randml_core.models._common import check_binary, int_seed
 from randml_core.models.eem import _lw_covariance
-from randml_core.models.grid import CellResult, Family, Split, _guard, _timed, register_family
+from randml_core.family import CellResult, Split, guard, timed
 from randml_core.models.hidden import activate, draw_hidden
 
 
@@ -74,14 +74,12 @@ def evaluate_probe(split: Split, settings: list[dict]) -> list[CellResult]:
     out = []
     for params in settings:
         def one(params=params):
-            probe, secs = _timed(lambda: DCSCorrelationProbe(**params, random_state=split.seed)
+            probe, secs = timed(lambda: DCSCorrelationProbe(**params, random_state=split.seed)
                                  .fit(split.X_train, split.y_train))
             return CellResult(params, None, secs, 0.0, extras={
                 "spearman": probe.spearman_, "spearman_layer_mean": float(np.nanmean(probe.spearman_per_layer_)),
                 "spearman_layer_std": float(np.nanstd(probe.spearman_per_layer_)),
                 "saturated_fraction": probe.saturated_fraction_, "near_one_fraction": probe.near_one_fraction_})
-        out.append(_guard(params, one))
+        out.append(guard(params, one))
     return out
 
-
-register_family(Family("eem_dcs_probe", DCSCorrelationProbe, "3", evaluate_probe))

@@ -26,7 +26,7 @@ from sklearn.model_selection import KFold, StratifiedKFold, cross_val_score
 from sklearn.svm import LinearSVC
 from sklearn.utils.validation import check_is_fitted
 
-from randml_core.models.grid import Family, evaluate_plain, register_family
+from randml_core.family import Family, evaluate_plain, register_family
 from randml_core.models.memd import MeMdClassifier
 
 __all__ = ["LinearSVMSelect", "DMESelect", "FAMILIES", "select_c"]

@@ -35,7 +35,7 @@ from randml_core.models.pri import make_pri_mixture
 from randml_core.report.figures import plt, save
 from randml_core.report.tables import frame_markdown
 
-from .sweep import PRIMixtureSweep
+from .families import PRIMixtureSweep
 
 # store column -> tidy name
 COLUMNS = {"p_n_samples": "n", "p_tol": "tol", "p_lam": "lam", "p_sigma": "sigma", "repeat": "repeat",

@@ -33,9 +33,7 @@ def build_report(spec: ExperimentSpec, store_dir: str, results_dir: str) -> list
                         {n: d.source for n, d in plan.datasets.items()},
                         {n: d.substitute_of for n, d in plan.datasets.items() if d.is_substitute},
                         plan.unavailable, Path(results_dir), short_version(), Path(store_dir))
-    modules = spec.options.get("report")
-    if not modules:
-        raise SystemExit(f"randml: experiment {spec.name!r} names no report module (experiment.report)")
+    modules = spec.options.get("report") or "randml_core.report.generic"  # no module named: the generic table
     paths = []
     for module_name in [modules] if isinstance(modules, str) else modules:
         paths += importlib.import_module(module_name).build(ctx)

@@ -103,6 +103,7 @@ class Table:
     higher_is_better: bool = True
     stamp: str = ""                # code version that generated the table (CSV column)
     mark_best: bool = True         # False for tables without a "best" (e.g. correlations)
+    skipped_text: str = "not run (n above the kernel size limit)"  # a cell whose every fold was skipped by rule
 
     def _lookup(self):
         if getattr(self, "_lk", None) is None:
@@ -132,7 +133,7 @@ class Table:
         if r is None or r.n_folds == 0 or pd.isna(r.mean):
             failed = 0 if r is None else r.n_failed
             if r is not None and getattr(r, "skipped", False) is True:
-                return "not run (n above the kernel size limit)"
+                return self.skipped_text
             return f"failed ({failed} cells)" if failed else "missing"
         std = 0.0 if pd.isna(r.std) else r.std
         text = f"{r.mean:.{self.digits}f} ± {std:.{self.digits}f}"

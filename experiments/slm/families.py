@@ -31,7 +31,7 @@ from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from sklearn.utils.validation import check_is_fitted, validate_data
 from xgboost import XGBClassifier, XGBRegressor
 
-from randml_core.models.grid import Family, evaluate_plain, register_family
+from randml_core.family import Family, evaluate_plain, register_family
 from randml_core.models.slm import (
     SLMBoostClassifier,
     SLMBoostRegressor,

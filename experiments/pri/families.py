@@ -30,7 +30,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from randml_core.models._common import int_seed
-from randml_core.models.grid import CellResult, Family, Split, _guard, register_family
+from randml_core.family import CellResult, Family, Split, guard, register_family
 from randml_core.models.pri import PRISMO, make_pri_mixture
 
 __all__ = ["PRIMixtureSweep", "evaluate_sweep", "cell_seeds", "FAMILY"]
@@ -139,7 +139,7 @@ def evaluate_sweep(split: Split, settings: list[dict]) -> list[CellResult]:
             probe = PRIMixtureSweep(**params, random_state=split.seed).fit()
             return CellResult(params, None, probe.fit_seconds_, 0.0,
                               converged=bool(probe.solver_.converged_), extras=probe.extras())
-        out.append(_guard(params, one))
+        out.append(guard(params, one))
     return out
 
 

@@ -39,7 +39,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from randml_core.models.elmboost import ELMBoostClassifier, ELMBoostNormalizer
-from randml_core.models.grid import CellResult, Family, Split, register_family
+from randml_core.family import CellResult, Family, Split, register_family
 
 __all__ = ["ELMBoostImageClassifier", "zero_pixels", "boost_flops", "evaluate_elmboost", "FAMILY", "SHARED_KEYS"]
 

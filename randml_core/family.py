@@ -1,0 +1,311 @@
+"""The family contract: how a model plugs into the runner.
+
+A *family* is an estimator class plus an evaluator ``evaluate(split, settings) -> [CellResult]`` that
+scores many hyper-parameter settings on one train/test :class:`Split`. Families whose grid shares work
+(one hidden layer or kernel for many settings) write their own evaluator; every other model uses
+:func:`evaluate_plain` (one fit per setting). A paper's families live in
+``experiments/<paper>/families.py`` and register themselves with :func:`register_family`; the registry
+imports those modules on first use of an unknown name, so no config lists plug-in modules.
+
+A model config may instead name any scikit-learn-compatible estimator with Hydra's ``_target_``
+(``estimator: {_target_: sklearn.linear_model.LogisticRegression, max_iter: 2000}``, pipelines
+included): :func:`target_family` makes a family for it that runs through :func:`evaluate_plain`.
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+import json
+import signal
+import threading
+import time
+import traceback
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+__all__ = ["CellResult", "Split", "Family", "FAMILIES", "register_family", "get_family", "evaluate_plain",
+           "guard", "timed", "release_unneeded", "target_family", "make_estimator", "task_support", "TASKS"]
+
+TASKS = ("binary", "multiclass", "regression")
+
+
+@dataclass
+class CellResult:
+    params: dict
+    y_pred: np.ndarray | None
+    fit_seconds: float = float("nan")
+    predict_seconds: float = float("nan")
+    converged: bool = True
+    error: str | None = None
+    extras: dict = field(default_factory=dict)
+    #: class probabilities on the test part (columns in sorted label order): adds ``log_loss``
+    proba: np.ndarray | None = None
+    #: ``[(stage, y_pred, proba or None), ...]``: predictions after each stage (boosting level,
+    #: number of trees) of the same fit, scored by the runner into the ``staged`` column
+    staged: list | None = None
+
+
+@dataclass
+class Split:
+    """One train/test split handed to a family evaluator, with caches shared across families."""
+    X_train: np.ndarray
+    y_train: np.ndarray
+    X_test: np.ndarray
+    seed: int
+    options: dict = field(default_factory=dict)
+    cache: dict = field(default_factory=dict)
+
+    def cached(self, key, compute):
+        if key not in self.cache:
+            t0 = time.perf_counter()
+            value = compute()
+            self.cache[key] = (value, time.perf_counter() - t0)
+        return self.cache[key]
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    #: the estimator class, or a factory ``() -> estimator`` (``_target_`` models)
+    estimator: Callable
+    version: str  # bump when the family's results change; it is part of every cell key
+    evaluate: Callable[["Split", list[dict]], list[CellResult]] | None
+    #: kinds (first element of the key) of the ``Split.cache`` entries this family reads; the runner
+    #: frees entries no later family of the task reads. ``None``: unknown, so nothing is freed early.
+    cache_kinds: tuple[str, ...] | None = None
+    #: dataset tasks it handles; None = derived from the estimator's scikit-learn tags
+    tasks: tuple[str, ...] | None = None
+
+    def handles(self) -> tuple[str, ...]:
+        return self.tasks if self.tasks is not None else task_support(self.estimator())
+
+
+def task_support(est) -> tuple[str, ...]:
+    """Tasks an estimator handles, from its scikit-learn tags (a binary-only classifier says
+    ``classifier_tags.multi_class = False``)."""
+    from sklearn.base import is_classifier, is_regressor
+    if is_regressor(est):
+        return ("regression",)
+    if is_classifier(est):
+        try:
+            multi = est.__sklearn_tags__().classifier_tags.multi_class
+        except (AttributeError, TypeError):
+            multi = True
+        return ("binary", "multiclass") if multi else ("binary",)
+    return TASKS
+
+
+def guard(params: dict, fn) -> CellResult:
+    """Run one setting; an exception becomes a failed CellResult (never fatal for the other settings)."""
+    try:
+        return fn()
+    except Exception as exc:
+        msg = f"{type(exc).__name__}: {exc}"
+        return CellResult(params, None, error=msg, extras={"traceback": traceback.format_exc(limit=3)})
+
+
+def timed(fn):
+    t0 = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t0
+
+
+@contextmanager
+def time_limit(seconds: float | None):
+    """Raise TimeoutError in the block after ``seconds`` (SIGALRM; only in a process's main thread,
+    where the runner's tasks run). Native code that holds the interpreter is interrupted when it returns."""
+    if not seconds or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum, frame):
+        raise TimeoutError(f"the fit took longer than experiment.cell_timeout={seconds} s")
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, float(seconds))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def make_estimator(family: Family, params: dict, seed: int):
+    """``family.estimator()`` with ``params`` set, and ``random_state=seed`` wherever it has one
+    (nested estimators of a pipeline included); estimators without a seed (kNN) get none."""
+    est = family.estimator()
+    names = est.get_params(deep=True)
+    seeds = {k: seed for k in names if (k == "random_state" or k.endswith("__random_state")) and k not in params}
+    return est.set_params(**seeds, **params)
+
+
+def evaluate_plain(family: Family, split: Split, settings: list[dict], staged: bool = False,
+                   proba: bool = False, extras: Callable | None = None) -> list[CellResult]:
+    """The generic evaluator for families without shared work: one plain fit per setting.
+
+    ``proba=True`` also stores ``predict_proba`` (log loss); ``staged=True`` scores the
+    estimator's ``staged_predict`` / ``staged_predict_proba`` (stages numbered from 1);
+    ``extras(fitted_estimator) -> dict`` adds numbers stored as ``x_<name>`` columns (model size).
+    ``experiment.cell_timeout`` (seconds) bounds each fit; a fit past it is stored as failed."""
+    results = []
+    limit = split.options.get("cell_timeout")
+    for params in settings:
+        def one(params=params):
+            est = make_estimator(family, params, split.seed)
+            with time_limit(limit):
+                _, fit_s = timed(lambda: est.fit(split.X_train, split.y_train))
+            y_pred, pred_s = timed(lambda: est.predict(split.X_test))
+            p = est.predict_proba(split.X_test) if proba else None
+            stages = None
+            if staged:
+                preds = list(est.staged_predict(split.X_test))
+                probs = list(est.staged_predict_proba(split.X_test)) if proba else [None] * len(preds)
+                stages = [(i + 1, yp, pp) for i, (yp, pp) in enumerate(zip(preds, probs))]
+            return CellResult(params, y_pred, fit_s, pred_s, bool(getattr(est, "converged_", True)),
+                              proba=p, staged=stages, extras=extras(est) if extras else {})
+        results.append(guard(params, one))
+    return results
+
+
+def evaluate_naive(family: Family, split: Split, settings: list[dict]) -> list[CellResult]:
+    """Refit every setting from scratch: the baseline of the shared-work evaluators in `make bench`."""
+    return evaluate_plain(family, split, settings)
+
+
+# --------------------------------------------------------------------------- the registry
+_EXPERIMENTS = Path(__file__).resolve().parent.parent / "experiments"
+
+
+class _Registry(dict):
+    """Family name -> Family. A name not yet registered imports the papers' ``families`` modules
+    (``experiments/<paper>/families.py``, in name order) until one registers it."""
+
+    _searched: set = set()
+
+    def _search(self, name=None) -> None:
+        for path in sorted(_EXPERIMENTS.glob("*/families.py")):
+            module = f"experiments.{path.parent.name}.families"
+            if module in self._searched:
+                continue
+            self._searched.add(module)
+            importlib.import_module(module)
+            if name is not None and dict.__contains__(self, name):
+                return
+
+    def __missing__(self, name):
+        self._search(name)
+        if dict.__contains__(self, name):
+            return dict.__getitem__(self, name)
+        raise KeyError(name)
+
+    def __contains__(self, name) -> bool:
+        if not dict.__contains__(self, name):
+            self._search(name)
+        return dict.__contains__(self, name)
+
+    def all(self) -> list[str]:
+        self._search()
+        return sorted(self)
+
+
+FAMILIES: _Registry = _Registry()
+
+
+def register_family(family: Family) -> None:
+    """Add a family (a paper's ``families.py`` calls this at import)."""
+    dict.__setitem__(FAMILIES, family.name, family)
+
+
+def get_family(name: str) -> Family:
+    return FAMILIES[name]
+
+
+def release_unneeded(split: Split, later: list[Family]) -> list:
+    """Drop the cache entries that none of the ``later`` families reads; returns the dropped keys.
+
+    A task evaluates its families one after another on one ``Split``; without this, the hidden
+    layers of WELM/EEM (N x h_max per activation) would still be held while EEKM builds its
+    kernels, and the task's peak memory would be the sum of the phases instead of their maximum.
+    """
+    if any(f.cache_kinds is None for f in later):
+        return []
+    keep = {k for f in later for k in f.cache_kinds}
+    dropped = [key for key in split.cache if not (isinstance(key, tuple) and key and key[0] in keep)]
+    for key in dropped:
+        del split.cache[key]
+    return dropped
+
+
+# --------------------------------------------------------------------------- `_target_` models
+def _targets(node) -> list[str]:
+    """Every ``_target_`` in a (nested) Hydra node."""
+    out = []
+    if isinstance(node, dict):
+        if isinstance(node.get("_target_"), str):
+            out.append(node["_target_"])
+        for v in node.values():
+            out += _targets(v)
+    elif isinstance(node, list):
+        for v in node:
+            out += _targets(v)
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def _distribution_version(import_path: str) -> str:
+    from importlib import metadata
+    top = import_path.split(".")[0]
+    dists = metadata.packages_distributions().get(top) or [top]
+    for dist in dists:
+        try:
+            return f"{dist}=={metadata.version(dist)}"
+        except metadata.PackageNotFoundError:
+            continue
+    return f"{top}==unknown"
+
+
+def target_family(node: dict) -> Family:
+    """A family for any scikit-learn-compatible estimator named by Hydra's ``_target_``.
+
+    Its name is the import path (``sklearn.linear_model.LogisticRegression``); its version lists the
+    installed version of every package a ``_target_`` of the node comes from, so a package upgrade makes
+    new cells. The node's fixed arguments enter the cell key through :func:`target_key`."""
+    from hydra.utils import instantiate
+    frozen = json.dumps(node, sort_keys=True)
+
+    def factory():
+        return instantiate(json.loads(frozen), _convert_="all")
+    version = ";".join(sorted({_distribution_version(t) for t in _targets(node)}))
+    return Family(node["_target_"], factory, version, None)
+
+
+def target_key(node: dict) -> str:
+    """The canonical JSON of a ``_target_`` node (part of its cells' keys)."""
+    return json.dumps({"estimator": node}, sort_keys=True)
+
+
+@functools.lru_cache(maxsize=256)
+def _target_family_cached(frozen: str) -> Family:
+    return target_family(json.loads(frozen))
+
+
+def family_of(name: str, target: dict | None = None) -> Family:
+    """The family of a config's variant: a registered one by name, or the ``_target_`` family of its node."""
+    return FAMILIES[name] if target is None else _target_family_cached(json.dumps(target, sort_keys=True))
+
+
+def evaluate(family: Family, split: Split, settings: list[dict]) -> list[CellResult]:
+    """A family's own evaluator, else the plain one (with probabilities where the estimator has them)."""
+    if family.evaluate is not None:
+        return family.evaluate(split, settings)
+    from sklearn.base import is_classifier
+    est = family.estimator()
+    return evaluate_plain(family, split, settings, proba=is_classifier(est) and hasattr(est, "predict_proba"))
+
+
+def skipped(settings: list[dict], reason: str) -> list[CellResult]:
+    """Cells not run by rule (stored with status ``skipped`` and the reason)."""
+    return [CellResult(p, None, error=f"skipped: {reason}") for p in settings]

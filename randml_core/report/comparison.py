@@ -1,0 +1,61 @@
+"""Statistics over datasets from stored rows: the score matrix of the selected settings, and the
+comparison section (ranks, Friedman / Iman-Davenport, Nemenyi CD diagram, Wilcoxon-Holm, Bayesian
+signed-rank) that ``randml compare``, the generic report and the paper reports show.
+
+Pure functions of a frame (no model is fitted); the tests themselves are in :mod:`randml_core.stats`.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from ..stats import StatsRefusal, cd_diagram, compare, higher_is_better
+from .tables import select_best, select_nested
+
+
+def selected(frame: pd.DataFrame, metric: str, rule: str = "best_mean") -> pd.DataFrame:
+    """Per (dataset, model): the selected setting's mean / std of ``metric`` (``rule``: ``best_mean``,
+    the papers' best mean CV score, or ``nested``), lower-is-better metrics (RMSE) minimised."""
+    sign = 1.0 if higher_is_better(metric) else -1.0
+    rows = frame.assign(**{metric: sign * frame[metric]}) if sign < 0 else frame
+    pick = select_nested(rows, metric) if rule == "nested" else select_best(rows, metric)
+    if sign < 0 and len(pick):
+        pick = pick.assign(mean=-pick["mean"])
+    return pick
+
+
+def score_matrix(frame: pd.DataFrame, metric: str, rule: str = "best_mean",
+                 models: list[str] | None = None) -> pd.DataFrame:
+    """Datasets x models of the selected settings' mean ``metric`` (NaN where a cell is missing)."""
+    pick = selected(frame, metric, rule)
+    if models:
+        pick = pick[pick["model"].isin(models)]
+    if pick.empty:
+        return pd.DataFrame()
+    matrix = pick.pivot(index="dataset", columns="model", values="mean")
+    return matrix[[m for m in (models or matrix.columns) if m in matrix.columns]]
+
+
+def comparison_section(frame: pd.DataFrame, metric: str, stem: Path, title: str, rule: str = "best_mean",
+                       models: list[str] | None = None) -> tuple[str, list[Path]]:
+    """Markdown for one comparison over datasets and the CD diagram files (``stem``.png/.pdf), or the
+    reason it does not apply."""
+    matrix = score_matrix(frame, metric, rule, models)
+    head = f"## {title}\n\nScores: mean outer-fold {metric} at the setting selected by " \
+           f"{'nested CV' if rule == 'nested' else 'the best mean CV score over the grid (the papers rule)'}; " \
+           f"{'higher' if higher_is_better(metric) else 'lower'} is better.\n"
+    if matrix.shape[0] < 2 or matrix.shape[1] < 2:
+        return head + f"\nNot applicable: {matrix.shape[0]} dataset(s) x {matrix.shape[1]} model(s) with " \
+                      "scores; a comparison over datasets needs at least 2 of each.\n", []
+    try:
+        comp = compare(matrix, metric)
+    except StatsRefusal as exc:
+        return head + f"\nNot applicable: {exc}\n", []
+    paths = []
+    try:
+        paths = cd_diagram(comp, stem)
+    except StatsRefusal as exc:
+        head += f"\nNo CD diagram: {exc}\n"
+    figure = f"\n![critical difference diagram]({Path('..') / 'figures' / Path(stem).name}.png)\n" if paths else ""
+    return head + figure + "\n" + comp.to_markdown() + "\n", paths

@@ -1,0 +1,66 @@
+"""The report of an experiment that names no report module: one table per metric and selection rule.
+
+Datasets x model columns; each cell is the mean ± std over the outer folds of the setting selected by
+the papers' rule (best mean CV score over the grid) and, when the protocol has inner folds, by nested
+CV. Metrics: ``report.metrics`` (default gmean for classification, rmse for regression); lower-is-better
+metrics are minimised. With 2+ datasets and 2+ models, a statistics section compares the models
+(``<experiment>_stats.md`` and a CD diagram). Written to ``results/tables/<experiment>*.{md,csv,tex}``.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from ..stats import higher_is_better
+from .comparison import comparison_section, selected
+from .tables import Table, cell_counts
+
+
+def metrics_of(ctx) -> list[str]:
+    chosen = (ctx.spec.options.get("report_metrics") or [])
+    if chosen:
+        return list(chosen)
+    tasks = set(ctx.frame["rmse"].notna().map({True: "regression", False: "classification"})) \
+        if "rmse" in ctx.frame.columns and len(ctx.frame) else {"classification"}
+    return ["rmse"] if tasks == {"regression"} else ["gmean"]
+
+
+def build(ctx) -> list:
+    spec, frame = ctx.spec, ctx.frame
+    rows, columns = list(spec.datasets), spec.columns or [v.name for v in spec.variants]
+    notes = {d: "needs download: `make data`" for d in ctx.unavailable}
+    rules = [("best_mean", "best mean CV score over the grid (the papers' rule; optimistic)", "")]
+    if spec.protocol.inner_splits:
+        rules.append(("nested", f"nested CV, {spec.protocol.inner_splits} inner folds per outer fold", "_nested"))
+    paths, stats = [], [f"# {spec.name}: comparison over datasets\n"]
+    for metric in metrics_of(ctx):
+        if len(frame) and metric not in frame.columns:
+            raise SystemExit(f"randml: report.metrics lists {metric!r}, which the stored rows do not have "
+                             f"(they have: {', '.join(c for c in ('gmean', 'accuracy', 'balanced_accuracy', 'log_loss', 'rmse', 'mae') if c in frame.columns)})")
+        for rule, words, suffix in rules:
+            pick = selected(frame, metric, rule) if len(frame) else pd.DataFrame(
+                columns=["dataset", "model", "mean", "std", "n_folds", "n_failed", "n_bounded", "params_json"])
+            footer = [f"Protocol: {spec.protocol.describe()}; profile = {spec.profile}.",
+                      f"Cell: mean ± std of per-fold {metric} over the outer folds at the selected setting "
+                      f"({'higher' if higher_is_better(metric) else 'lower'} is better; bold = best of the row). "
+                      f"Selection: {words}.",
+                      cell_counts(frame, ctx.n_planned),
+                      "Data sources: " + "; ".join(f"{d}: {s}" + (f" (substitute for {ctx.substitutes[d]})"
+                                                                 if d in ctx.substitutes else "")
+                                                   for d, s in ctx.sources.items()) + "."]
+            reasons = sorted(set(frame.loc[frame["status"] == "skipped", "error"].dropna())) if len(frame) else []
+            footer += [f"Skipped by rule: {r.removeprefix('skipped: ')}" for r in reasons]
+            table = Table(f"{spec.name}: {metric}" + (" (nested CV selection)" if rule == "nested" else ""),
+                          rows, columns, pick, notes, footer, higher_is_better=higher_is_better(metric),
+                          skipped_text="not run (skipped by rule, see below)")
+            stem = spec.name + ("" if metric == metrics_of(ctx)[0] else f"_{metric}") + suffix
+            paths += table.write(ctx.results_dir / "tables" / stem)
+            print(table.to_markdown())
+            text, figs = comparison_section(frame, metric, ctx.results_dir / "figures" / f"{stem}_cd",
+                                            f"{metric}, {words}", rule, columns) if len(frame) else ("", [])
+            stats.append(text)
+            paths += figs
+    if any(stats[1:]):
+        out = ctx.results_dir / "tables" / f"{spec.name}_stats.md"
+        out.write_text("\n".join(stats))
+        paths.append(out)
+    return paths
