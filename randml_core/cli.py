@@ -83,10 +83,39 @@ def _cmd_status(cfg) -> None:
         print(f"{name}: not available ({reason})")
 
 
+# Overrides that change where or how a report runs, never what it shows.
+NEUTRAL_OVERRIDES = {"n_jobs", "progress", "store_dir", "results_dir", "retry_failed"}
+
+
+def _is_committed_config(spec) -> tuple[bool, str]:
+    """Is ``spec`` the experiment's own committed configuration? True when the profile is ``paper``
+    and the config hash equals that of the experiment composed without the user's overrides (only
+    ``experiment=`` and the neutral ones kept), so an override that restates the default (the
+    Makefile's ``profile=paper``) still writes the committed snapshot. Returns (committed, why not)."""
+    from hydra import compose
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from omegaconf import OmegaConf
+    from .config import build_spec
+    if spec.profile != "paper":
+        return False, f"profile={spec.profile}"
+    task = list(HydraConfig.get().overrides.task)
+    parsed = OverridesParser.create().parse_overrides(task)
+    kept = [o.input_line for o in parsed if o.key_or_group == "experiment" or o.key_or_group in NEUTRAL_OVERRIDES]
+    base = build_spec(OmegaConf.to_container(compose(config_name="config", overrides=kept), resolve=True))
+    if base.config_hash() == spec.config_hash():
+        return True, ""
+    changed = [o.input_line for o in parsed if o.input_line not in kept]
+    return False, "overrides " + " ".join(changed)
+
+
 def _cmd_report(cfg) -> None:
     from .report import build_report
     spec = _spec_from_cfg(cfg)
-    build_report(spec, cfg.store_dir, cfg.results_dir)
+    committed, why = _is_committed_config(spec)
+    if not committed:
+        print(f"randml report: {why} (differs from {spec.name}'s committed configuration)", file=sys.stderr)
+    build_report(spec, cfg.store_dir, cfg.results_dir, committed=committed)
 
 
 COMMANDS = {"run": _cmd_run, "status": _cmd_status, "report": _cmd_report}

@@ -1,0 +1,347 @@
+"""Atomic artefacts: every table, figure and json the reports and benchmarks write goes through here.
+
+A single file is written to a temp file in its own directory (unique name, fsync), then renamed over
+the target (``os.replace``, atomic on POSIX). A report writes a *set* of files (md, csv, tex, png,
+pdf, json and the provenance sidecar) that must change together; renaming N files is not atomic, so
+:class:`ArtefactSet` commits in two phases, in the style of a write-ahead log:
+
+1. stage: every file is written in full to a temp and fsynced; nothing on disk changes;
+2. commit (under an exclusive ``flock`` on ``<root>/.artefacts.lock``, SIGINT/SIGTERM/SIGHUP
+   deferred): a journal listing temp -> final is written atomically, the temps are renamed, the
+   journal is deleted.
+
+A crash before the journal exists leaves the old set (the temps are debris); a crash after it is
+rolled forward by :func:`recover`, which every set and every :func:`atomic_write` runs first. So the
+files on disk are always a whole old set or a whole new one. Temps are named
+``.<name>.<pid>-<token>.artefact.tmp``; debris is removed only when its writer is gone (pid not
+alive) or older than :data:`STALE_SECONDS`.
+
+Written by hand: the maintained libraries (``atomicwrites`` is archived; ``atomicwriter``,
+``safer``) make one file atomic, none commits a multi-file set with roll-forward or defers signals.
+"""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import io
+import json
+import os
+import re
+import secrets
+import signal
+import threading
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+LOCK_NAME = ".artefacts.lock"
+JOURNAL_PREFIX = ".artefacts-journal-"
+STALE_SECONDS = 6 * 3600  # a temp older than this is debris even if its pid is alive again (pid reuse)
+TEMP_RE = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)-(?P<token>[0-9a-f]{8})\.artefact\.tmp$")
+JOURNAL_RE = re.compile(r"^\.artefacts-journal-(?P<pid>\d+)-(?P<token>[0-9a-f]{8})\.json$")
+DEFERRED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def _temp_name(final: Path) -> Path:
+    return final.with_name(f".{final.name}.{os.getpid()}-{secrets.token_hex(4)}.artefact.tmp")
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's live process
+        return True
+    return True
+
+
+def _write_handle(fh, data: bytes) -> None:
+    """The one place bytes reach a temp file (tests monkeypatch it to simulate a full disk)."""
+    fh.write(data)
+
+
+def _write_temp(final: Path, chunks) -> tuple[Path, str]:
+    """Write ``chunks`` (bytes) to a new temp beside ``final``, fsync; return (temp, sha256).
+    On any error the temp is removed and the error re-raised; ``final`` is never touched."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    temp = _temp_name(final)
+    digest = hashlib.sha256()
+    try:
+        with open(temp, "xb") as fh:
+            for chunk in chunks:
+                digest.update(chunk)
+                _write_handle(fh, chunk)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            temp.unlink()
+        raise
+    return temp, digest.hexdigest()
+
+
+def _file_sha256(path: Path) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            return hashlib.file_digest(fh, "sha256").hexdigest()
+    except FileNotFoundError:
+        return None
+
+
+@contextlib.contextmanager
+def deferred_signals():
+    """Hold SIGINT, SIGTERM and SIGHUP until the block ends (they are delivered then, not lost).
+    Only possible in the main thread; elsewhere the block runs undeferred."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, DEFERRED_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+@contextlib.contextmanager
+def _locked(root: Path):
+    """Exclusive flock on ``root/.artefacts.lock`` (released by the kernel if the holder dies)."""
+    root.mkdir(parents=True, exist_ok=True)
+    fd = os.open(root / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _roll_forward(root: Path, journal: Path) -> None:
+    """Finish the renames a journal lists (idempotent: a temp already renamed is skipped)."""
+    try:
+        renames = json.loads(journal.read_text())["renames"]
+    except (OSError, ValueError, KeyError, TypeError):
+        # Written atomically, so an unreadable journal means the renames never started: the old
+        # set is on disk and the temps are debris. Drop it.
+        journal.unlink(missing_ok=True)
+        return
+    dirs = set()
+    for temp, final in renames:
+        src, dst = root / temp, root / final
+        if src.exists():
+            os.replace(src, dst)
+            dirs.add(dst.parent)
+    for d in dirs:
+        _fsync_dir(d)
+    journal.unlink(missing_ok=True)
+    _fsync_dir(root)
+
+
+def _debris(directory: Path, now: float) -> list[Path]:
+    out = []
+    try:
+        entries = list(os.scandir(directory))
+    except (FileNotFoundError, NotADirectoryError):
+        return out
+    for e in entries:
+        m = TEMP_RE.match(e.name)
+        if not m:
+            continue
+        try:
+            age = now - e.stat(follow_symlinks=False).st_mtime
+        except FileNotFoundError:
+            continue
+        if not _pid_alive(int(m["pid"])) or age > STALE_SECONDS:
+            out.append(Path(e.path))
+    return out
+
+
+def _recover_locked(root: Path) -> list[str]:
+    """Under the root lock: roll every journal forward (their writers are gone: a live writer holds
+    the lock while its journal exists), then delete debris temps in ``root`` and its subfolders."""
+    done = []
+    for journal in sorted(root.glob(JOURNAL_PREFIX + "*.json")):
+        if JOURNAL_RE.match(journal.name):
+            _roll_forward(root, journal)
+            done.append(f"rolled forward {journal.name}")
+    now = time.time()
+    dirs = [root] + [p for p in root.iterdir() if p.is_dir() and not p.is_symlink()] if root.is_dir() else []
+    for d in dirs:
+        for temp in _debris(d, now):
+            temp.unlink(missing_ok=True)
+            done.append(f"removed {temp.relative_to(root)}")
+    return done
+
+
+def _needs_recovery(root: Path) -> bool:
+    if not root.is_dir():
+        return False
+    if any(JOURNAL_RE.match(p.name) for p in root.glob(JOURNAL_PREFIX + "*.json")):
+        return True
+    now = time.time()
+    return any(_debris(d, now) for d in [root, *(p for p in root.iterdir() if p.is_dir() and not p.is_symlink())])
+
+
+def recover(root: str | Path) -> list[str]:
+    """Repair ``root`` after a killed writer: roll leftover journals forward, remove its temps.
+    Returns what was done (empty when nothing was left over). Cheap when there is nothing to do."""
+    root = Path(root)
+    if not _needs_recovery(root):
+        return []
+    with _locked(root), deferred_signals():
+        return _recover_locked(root)
+
+
+def atomic_write(path: str | Path, data: bytes | str, *, encoding: str = "utf-8") -> Path:
+    """Write one file atomically: temp in the same folder, fsync, ``os.replace``. Leftovers of a
+    killed writer in this folder and its parent are repaired first (see :func:`recover`)."""
+    path = Path(path)
+    for root in (path.parent.parent, path.parent):
+        recover(root)
+    payload = data.encode(encoding) if isinstance(data, str) else bytes(data)
+    temp, _ = _write_temp(path, [payload])
+    try:
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+    return path
+
+
+class ArtefactSet:
+    """Files that change together: stage them all, then commit them all or none.
+
+    ``with ArtefactSet(root, name) as out: out.write_text(root / "tables" / "x.md", text) ...``
+    commits on a clean exit and discards the staged temps on an exception. Every path must lie
+    under ``root``. With ``sidecar=True`` the commit also writes ``root/tables/<name>.meta.json``
+    (in the same set): the volatile facts (time, code version, wall times; :meth:`record`) and the
+    sha256 of every file of the set, so the tables themselves hold only what a rerun reproduces.
+    Identical files are not rewritten (their temps are dropped at commit).
+    """
+
+    def __init__(self, root: str | Path, name: str, *, sidecar: bool = True, code_version: str | None = None):
+        self.root = Path(root)
+        self.name = name
+        self.sidecar = sidecar
+        self.code_version = code_version
+        self._staged: dict[Path, tuple[Path, str]] = {}  # final -> (temp, sha256)
+        self.facts: dict = {}
+        self.committed: list[Path] = []
+
+    # ---------------------------------------------------------------- staging
+    def _check(self, path: str | Path) -> Path:
+        path = Path(path)
+        try:
+            path.resolve().relative_to(self.root.resolve())
+        except ValueError:
+            raise ValueError(f"artefact {path} is outside the set's root {self.root}; "
+                             f"write it in its own ArtefactSet or under {self.root}") from None
+        return path
+
+    def _stage(self, path: str | Path, chunks) -> Path:
+        path = self._check(path)
+        if path in self._staged:  # staged twice: the last version wins
+            self._staged.pop(path)[0].unlink(missing_ok=True)
+        self._staged[path] = _write_temp(path, chunks)
+        return path
+
+    def write_bytes(self, path: str | Path, data: bytes) -> Path:
+        return self._stage(path, [bytes(data)])
+
+    def write_text(self, path: str | Path, text: str, encoding: str = "utf-8") -> Path:
+        return self._stage(path, [text.encode(encoding)])
+
+    def write_csv(self, path: str | Path, frame, **kwargs) -> Path:
+        """``frame.to_csv(**kwargs)`` (index=False unless given) as UTF-8."""
+        kwargs.setdefault("index", False)
+        return self.write_text(path, frame.to_csv(**kwargs))
+
+    def write_json(self, path: str | Path, obj, **kwargs) -> Path:
+        return self.write_text(path, json.dumps(obj, **kwargs))
+
+    def save_figure(self, fig, path: str | Path, **savefig_kwargs) -> Path:
+        """``fig.savefig`` into memory (format from the suffix), staged like any other file."""
+        path = Path(path)
+        buf = io.BytesIO()
+        fig.savefig(buf, format=path.suffix.lstrip("."), **savefig_kwargs)
+        return self.write_bytes(path, buf.getvalue())
+
+    def record(self, key: str, value) -> None:
+        """A volatile fact for the sidecar (wall time, code version of the rows, ...)."""
+        self.facts[key] = value
+
+    @property
+    def staged(self) -> list[Path]:
+        return list(self._staged)
+
+    def sidecar_path(self) -> Path:
+        return self.root / "tables" / f"{self.name}.meta.json"
+
+    # ---------------------------------------------------------------- commit
+    def discard(self) -> None:
+        """Drop every staged temp (a temp already renamed into place is simply gone)."""
+        for temp, _ in self._staged.values():
+            temp.unlink(missing_ok=True)
+        self._staged.clear()
+
+    def _write_sidecar(self) -> None:
+        files = {str(p.relative_to(self.root)): sha for p, (_, sha) in sorted(self._staged.items())}
+        meta = {"artefact_set": self.name,
+                "generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "generated_by": self.code_version,
+                "files": files, "facts": self.facts}
+        self.write_json(self.sidecar_path(), meta, indent=1, sort_keys=True, default=str)
+
+    def commit(self) -> list[Path]:
+        """Rename every staged file into place: all of them, or (after a crash) none until the next
+        :func:`recover` rolls the journal forward. Returns the files of the set."""
+        journal_written = False
+        try:
+            if self.sidecar and self._staged:
+                self._write_sidecar()
+            paths = list(self._staged)
+            with _locked(self.root):
+                with deferred_signals():
+                    _recover_locked(self.root)
+                renames = [(temp, final) for final, (temp, sha) in self._staged.items()
+                           if _file_sha256(final) != sha]  # an identical file keeps its bytes and mtime
+                with deferred_signals():
+                    if renames:
+                        journal = self.root / f"{JOURNAL_PREFIX}{os.getpid()}-{secrets.token_hex(4)}.json"
+                        body = json.dumps({"pid": os.getpid(), "set": self.name,
+                                           "renames": [[str(t.relative_to(self.root)), str(f.relative_to(self.root))]
+                                                       for t, f in renames]})
+                        jtemp, _ = _write_temp(journal, [body.encode()])
+                        os.replace(jtemp, journal)
+                        journal_written = True
+                        _fsync_dir(self.root)
+                        _roll_forward(self.root, journal)
+                    self.discard()  # the temps of identical files
+        except BaseException:
+            if not journal_written:  # nothing renamed: the old set stays, the temps go
+                self.discard()
+            raise  # else the journal is rolled forward by the next recover()
+        self.committed = paths
+        return paths
+
+    def __enter__(self) -> "ArtefactSet":
+        recover(self.root)
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        if exc_type is None:
+            self.commit()
+        else:
+            self.discard()
+        return False
