@@ -102,16 +102,28 @@ def _file_sha256(path: Path) -> str | None:
 
 @contextlib.contextmanager
 def deferred_signals():
-    """Hold SIGINT, SIGTERM and SIGHUP until the block ends (they are delivered then, not lost).
-    Only possible in the main thread; elsewhere the block runs undeferred."""
+    """Hold SIGINT, SIGTERM and SIGHUP until the block ends, then deliver them (not lost).
+
+    Python-level handlers are swapped for one that only records the signal (they always run in the
+    main thread; ``pthread_sigmask`` would not do: a process-directed signal goes to any thread not
+    blocking it, e.g. a BLAS worker). Afterwards the old handlers are back and each recorded signal is
+    raised again, so Ctrl-C still ends in KeyboardInterrupt and SIGTERM still terminates. Only
+    possible in the main thread; elsewhere the block runs undeferred."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, DEFERRED_SIGNALS)
+    pending: list[int] = []
+    old = {}
     try:
+        for sig in DEFERRED_SIGNALS:
+            prev = signal.signal(sig, lambda signum, frame: pending.append(signum))
+            old[sig] = signal.SIG_DFL if prev is None else prev  # None: a handler not set from Python
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+        for sig in dict.fromkeys(pending):
+            signal.raise_signal(sig)
 
 
 @contextlib.contextmanager
