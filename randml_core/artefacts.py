@@ -10,11 +10,13 @@ pdf, json and the provenance sidecar) that must change together; renaming N file
    deferred): a journal listing temp -> final is written atomically, the temps are renamed, the
    journal is deleted.
 
-A crash before the journal exists leaves the old set (the temps are debris); a crash after it is
-rolled forward by :func:`recover`, which every set and every :func:`atomic_write` runs first. So the
-files on disk are always a whole old set or a whole new one. Temps are named
+A crash before the journal exists leaves the old set (the temps are debris); a crash after it (only
+SIGKILL or a power cut: the other signals wait) is rolled forward by :func:`recover`, which every
+set and every :func:`atomic_write` runs first on its folder. So what a writer finds is always a
+whole old set or a whole new one. A set's files lie in its root or a direct subfolder, so the
+journal that may still need a temp is in the temp's folder or its parent. Temps are named
 ``.<name>.<pid>-<token>.artefact.tmp``; debris is removed only when its writer is gone (pid not
-alive) or older than :data:`STALE_SECONDS`.
+alive) or older than :data:`STALE_SECONDS`, and only after those journals are rolled forward.
 
 Written by hand: the maintained libraries (``atomicwrites`` is archived; ``atomicwriter``,
 ``safer``) make one file atomic, none commits a multi-file set with roll-forward or defers signals.
@@ -127,15 +129,24 @@ def deferred_signals():
 
 
 @contextlib.contextmanager
-def _locked(root: Path):
-    """Exclusive flock on ``root/.artefacts.lock`` (released by the kernel if the holder dies)."""
-    root.mkdir(parents=True, exist_ok=True)
-    fd = os.open(root / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+def _locked(*dirs: Path):
+    """Exclusive flocks on ``<dir>/.artefacts.lock`` of each folder, taken in sorted order (so two
+    recoveries never deadlock; a committing writer holds only its root's). The kernel releases
+    them if the holder dies. A folder where no lock file can be created is skipped: no set can be
+    rooted there either."""
+    fds = []
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        for d in sorted(set(dirs), key=str):
+            try:
+                fd = os.open(d / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+            except (PermissionError, FileNotFoundError, NotADirectoryError):
+                continue
+            fds.append(fd)
+            fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
-        os.close(fd)
+        for fd in fds:
+            os.close(fd)
 
 
 def _roll_forward(root: Path, journal: Path) -> None:
@@ -159,11 +170,29 @@ def _roll_forward(root: Path, journal: Path) -> None:
     _fsync_dir(root)
 
 
+def _journals(directory: Path) -> list[Path]:
+    try:
+        return sorted(p for p in directory.glob(JOURNAL_PREFIX + "*.json") if JOURNAL_RE.match(p.name))
+    except OSError:
+        return []
+
+
+def _roll_forward_all(directory: Path) -> list[str]:
+    """Caller holds ``directory``'s lock, so the writers of these journals are gone (a live writer
+    holds its root's lock for as long as its journal exists)."""
+    done = []
+    for journal in _journals(directory):
+        _roll_forward(directory, journal)
+        done.append(f"rolled forward {journal}")
+    return done
+
+
 def _debris(directory: Path, now: float) -> list[Path]:
+    """Temps in ``directory`` whose writer is gone (pid not alive) or older than STALE_SECONDS."""
     out = []
     try:
         entries = list(os.scandir(directory))
-    except (FileNotFoundError, NotADirectoryError):
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
         return out
     for e in entries:
         m = TEMP_RE.match(e.name)
@@ -178,48 +207,44 @@ def _debris(directory: Path, now: float) -> list[Path]:
     return out
 
 
-def _recover_locked(root: Path) -> list[str]:
-    """Under the root lock: roll every journal forward (their writers are gone: a live writer holds
-    the lock while its journal exists), then delete debris temps in ``root`` and its subfolders."""
-    done = []
-    for journal in sorted(root.glob(JOURNAL_PREFIX + "*.json")):
-        if JOURNAL_RE.match(journal.name):
-            _roll_forward(root, journal)
-            done.append(f"rolled forward {journal.name}")
-    now = time.time()
-    dirs = [root] + [p for p in root.iterdir() if p.is_dir() and not p.is_symlink()] if root.is_dir() else []
-    for d in dirs:
-        for temp in _debris(d, now):
-            temp.unlink(missing_ok=True)
-            done.append(f"removed {temp.relative_to(root)}")
-    return done
-
-
-def _needs_recovery(root: Path) -> bool:
-    if not root.is_dir():
-        return False
-    if any(JOURNAL_RE.match(p.name) for p in root.glob(JOURNAL_PREFIX + "*.json")):
-        return True
-    now = time.time()
-    return any(_debris(d, now) for d in [root, *(p for p in root.iterdir() if p.is_dir() and not p.is_symlink())])
-
-
-def recover(root: str | Path) -> list[str]:
-    """Repair ``root`` after a killed writer: roll leftover journals forward, remove its temps.
-    Returns what was done (empty when nothing was left over). Cheap when there is nothing to do."""
-    root = Path(root)
-    if not _needs_recovery(root):
+def _subdirs(directory: Path) -> list[Path]:
+    try:
+        return [p for p in directory.iterdir() if p.is_dir() and not p.is_symlink()]
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
         return []
-    with _locked(root), deferred_signals():
-        return _recover_locked(root)
+
+
+def recover(directory: str | Path) -> list[str]:
+    """Repair ``directory`` after a killed writer, before anything is written there: roll forward
+    the journals of sets that may own files in it or in its subfolders, then remove the debris
+    temps there. A set's files lie in its root or a direct subfolder, so a temp in folder D belongs
+    to a set rooted at D or D's parent: it is removed only under both their locks, after their
+    journals are rolled forward (a temp a journal still needs is never removed). Returns what was
+    done; cheap (a few listings) when nothing was left over."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        return []
+    done = []
+    for d in [directory.parent, directory, *_subdirs(directory)]:
+        if _journals(d):
+            with _locked(d), deferred_signals():
+                done += _roll_forward_all(d)
+    for d in [directory, *_subdirs(directory)]:
+        if not _debris(d, time.time()):
+            continue
+        with _locked(d, d.parent), deferred_signals():
+            done += _roll_forward_all(d.parent) + _roll_forward_all(d)
+            for temp in _debris(d, time.time()):
+                temp.unlink(missing_ok=True)
+                done.append(f"removed {temp}")
+    return done
 
 
 def atomic_write(path: str | Path, data: bytes | str, *, encoding: str = "utf-8") -> Path:
     """Write one file atomically: temp in the same folder, fsync, ``os.replace``. Leftovers of a
-    killed writer in this folder and its parent are repaired first (see :func:`recover`)."""
+    killed writer in this folder are repaired first (see :func:`recover`)."""
     path = Path(path)
-    for root in (path.parent.parent, path.parent):
-        recover(root)
+    recover(path.parent)
     payload = data.encode(encoding) if isinstance(data, str) else bytes(data)
     temp, _ = _write_temp(path, [payload])
     try:
@@ -235,8 +260,8 @@ class ArtefactSet:
     """Files that change together: stage them all, then commit them all or none.
 
     ``with ArtefactSet(root, name) as out: out.write_text(root / "tables" / "x.md", text) ...``
-    commits on a clean exit and discards the staged temps on an exception. Every path must lie
-    under ``root``. With ``sidecar=True`` the commit also writes ``root/tables/<name>.meta.json``
+    commits on a clean exit and discards the staged temps on an exception. Every file lies in
+    ``root`` or a direct subfolder (``tables/``, ``figures/``). With ``sidecar=True`` the commit also writes ``root/tables/<name>.meta.json``
     (in the same set): the volatile facts (time, code version, wall times; :meth:`record`) and the
     sha256 of every file of the set, so the tables themselves hold only what a rerun reproduces.
     Identical files are not rewritten (their temps are dropped at commit).
@@ -253,13 +278,17 @@ class ArtefactSet:
 
     # ---------------------------------------------------------------- staging
     def _check(self, path: str | Path) -> Path:
+        """``path`` must lie in the root or a direct subfolder (so :func:`recover` knows whose lock
+        guards a temp: its folder's or its parent's)."""
         path = Path(path)
-        try:
-            path.resolve().relative_to(self.root.resolve())
-        except ValueError:
-            raise ValueError(f"artefact {path} is outside the set's root {self.root}; "
-                             f"write it in its own ArtefactSet or under {self.root}") from None
+        parent, root = Path(os.path.abspath(path)).parent, Path(os.path.abspath(self.root))
+        if root not in (parent, parent.parent):
+            raise ValueError(f"artefact {path} is outside the set's root {self.root} (files must lie in the root "
+                             f"or a direct subfolder of it); write it in its own ArtefactSet or under {self.root}")
         return path
+
+    def _rel(self, path: Path) -> str:
+        return os.path.relpath(os.path.abspath(path), os.path.abspath(self.root))
 
     def _stage(self, path: str | Path, chunks) -> Path:
         path = self._check(path)
@@ -308,7 +337,7 @@ class ArtefactSet:
         self._staged.clear()
 
     def _write_sidecar(self) -> None:
-        files = {str(p.relative_to(self.root)): sha for p, (_, sha) in sorted(self._staged.items())}
+        files = {self._rel(p): sha for p, (_, sha) in sorted(self._staged.items())}
         meta = {"artefact_set": self.name,
                 "generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "generated_by": self.code_version,
@@ -323,17 +352,17 @@ class ArtefactSet:
             if self.sidecar and self._staged:
                 self._write_sidecar()
             paths = list(self._staged)
+            self.root.mkdir(parents=True, exist_ok=True)
             with _locked(self.root):
                 with deferred_signals():
-                    _recover_locked(self.root)
+                    _roll_forward_all(self.root)  # a journal left since __enter__: finish it first
                 renames = [(temp, final) for final, (temp, sha) in self._staged.items()
                            if _file_sha256(final) != sha]  # an identical file keeps its bytes and mtime
                 with deferred_signals():
                     if renames:
                         journal = self.root / f"{JOURNAL_PREFIX}{os.getpid()}-{secrets.token_hex(4)}.json"
                         body = json.dumps({"pid": os.getpid(), "set": self.name,
-                                           "renames": [[str(t.relative_to(self.root)), str(f.relative_to(self.root))]
-                                                       for t, f in renames]})
+                                           "renames": [[self._rel(t), self._rel(f)] for t, f in renames]})
                         jtemp, _ = _write_temp(journal, [body.encode()])
                         os.replace(jtemp, journal)
                         journal_written = True

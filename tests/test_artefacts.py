@@ -334,7 +334,7 @@ def test_temps_are_removed_only_when_their_writer_is_gone(tmp_path):
         os.utime(stale_tmp, (old, old))
         done = recover(root)
         assert not dead_tmp.exists() and not stale_tmp.exists() and live_tmp.exists()
-        assert sorted(done) == sorted(f"removed tables/{p.name}" for p in (dead_tmp, stale_tmp))
+        assert sorted(done) == sorted(f"removed {p}" for p in (dead_tmp, stale_tmp))
     finally:
         live.kill()
         live.wait()
@@ -406,8 +406,11 @@ def test_deferred_signals_delivers_sigint_after_the_block(tmp_path):
     assert reached == [True]
 
 
-def test_a_set_refuses_a_path_outside_its_root(tmp_path):
-    with ArtefactSet(tmp_path / "root", "x", sidecar=False) as out:
-        with pytest.raises(ValueError, match="outside the set's root"):
-            out.write_text(tmp_path / "elsewhere.md", "x")
-    assert not (tmp_path / "elsewhere.md").exists()
+def test_a_set_refuses_a_path_outside_its_root_or_below_a_direct_subfolder(tmp_path):
+    root = tmp_path / "root"
+    with ArtefactSet(root, "x", sidecar=False) as out:
+        for bad in (tmp_path / "elsewhere.md", root / "a" / "b" / "deep.md"):
+            with pytest.raises(ValueError, match="outside the set.s root"):
+                out.write_text(bad, "x")
+        out.write_text(root / "a" / "ok.md", "x")
+    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*.md")) == ["root/a/ok.md"]
