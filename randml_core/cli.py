@@ -115,10 +115,39 @@ def _cmd_status(cfg) -> int:
     return 0
 
 
+# Overrides that change where or how a report runs, never what it shows.
+NEUTRAL_OVERRIDES = {"n_jobs", "progress", "store_dir", "results_dir", "retry_failed"}
+
+
+def _is_committed_config(spec) -> tuple[bool, str]:
+    """Is ``spec`` the experiment's own committed configuration? True when the profile is ``paper``
+    and the config hash equals that of the experiment composed without the user's overrides (only
+    ``experiment=`` and the neutral ones kept), so an override that restates the default (the
+    Makefile's ``profile=paper``) still writes the committed snapshot. Returns (committed, why not)."""
+    from hydra import compose
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from omegaconf import OmegaConf
+    from .config import build_spec
+    if spec.profile != "paper":
+        return False, f"profile={spec.profile}"
+    task = list(HydraConfig.get().overrides.task)
+    parsed = OverridesParser.create().parse_overrides(task)
+    kept = [o.input_line for o in parsed if o.key_or_group == "experiment" or o.key_or_group in NEUTRAL_OVERRIDES]
+    base = build_spec(OmegaConf.to_container(compose(config_name="config", overrides=kept), resolve=True))
+    if base.config_hash() == spec.config_hash():
+        return True, ""
+    changed = [o.input_line for o in parsed if o.input_line not in kept]
+    return False, "overrides " + " ".join(changed)
+
+
 def _cmd_report(cfg) -> int:
     from .report import build_report
     spec = _spec_from_cfg(cfg)
-    build_report(spec, cfg.store_dir, cfg.results_dir)
+    committed, why = _is_committed_config(spec)
+    if not committed:
+        print(f"randml report: {why} (differs from {spec.name}'s committed configuration)", file=sys.stderr)
+    build_report(spec, cfg.store_dir, cfg.results_dir, committed=committed)
     return 0
 
 
@@ -146,14 +175,19 @@ def _cmd_compare(cfg) -> int:
     unknown = sorted(set(models or []) - set(frame["model"]))
     if unknown:
         raise CommandError(f"models={unknown} are not stored for {spec.name}; stored: {', '.join(sorted(set(frame['model'])))}")
+    from .artefacts import ArtefactSet
+    from .report import scratch_dir
     rule = _COMPARE.get("rule", "best_mean")
-    outer = frame[frame["inner_fold"] == -1]
-    stem = Path(cfg.results_dir) / "figures" / f"{spec.name}_{metric}_cd"
-    text, paths = comparison_section(frame if rule == "nested" else outer, metric, stem,
-                                     f"{spec.name}: {metric}", rule, models)
+    committed, _ = _is_committed_config(spec)
+    out = Path(cfg.results_dir) if committed else scratch_dir(cfg.results_dir, spec.name)
+    stem = f"{spec.name}_compare_{metric}" + ("_nested" if rule == "nested" else "") + (
+        "_" + "-".join(models) if models else "")
+    with ArtefactSet(out, stem) as artefacts:
+        text, _ = comparison_section(frame, metric, out / "figures" / f"{stem}_cd", f"{spec.name}: {metric}",
+                                     rule, models, artefacts)
+        artefacts.write_text(out / "tables" / f"{stem}.md", text)
     print(text)
-    for p in paths:
-        print(f"wrote {p}")
+    print("wrote:", *[f"  {p}" for p in artefacts.committed], sep="\n")
     return 0
 
 

@@ -131,9 +131,8 @@ def main() -> None:
         bench_table4(lines, store)
     if "cached" in args.only:
         bench_cached(lines, store)
-    out = REPO / "results" / "tables" / "bench_eem.md"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(lines) + "\n")
+    from randml_core.artefacts import atomic_write
+    atomic_write(REPO / "results" / "tables" / "bench_eem.md", "\n".join(lines) + "\n")
     print("\n".join(lines))
     print(f"wrote {out}")
 

@@ -140,10 +140,11 @@ def main(argv=None) -> int:
               "2 N_test M J flops per step and is not part of this fit-only number.",
               f"Command: `python scripts/bench_elmboost.py {' '.join(argv if argv is not None else sys.argv[1:])}`."]
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(lines) + "\n")
-    out.with_suffix(".json").write_text(json.dumps({"rows": rows, "data": what, "n": args.n, "steps": args.steps,
-                                                    "loadavg": load}, indent=1))
+    from randml_core.artefacts import ArtefactSet  # the md and its json change together
+    with ArtefactSet(out.parent, out.stem, sidecar=False) as artefacts:
+        artefacts.write_text(out, "\n".join(lines) + "\n")
+        artefacts.write_json(out.with_suffix(".json"), {"rows": rows, "data": what, "n": args.n, "steps": args.steps,
+                                                        "loadavg": load}, indent=1)
     print("\n".join(lines))
     return 0
 

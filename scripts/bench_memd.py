@@ -105,9 +105,8 @@ def main(argv=None) -> int:
               "The baselines are single fits at a fixed C; in the tables they also select C by 3-fold CV "
               "(about 3 x n_C more fits). tracemalloc sees numpy and Python allocations only, not LIBLINEAR's own C "
               "buffers, so the LinearSVC peak is a lower bound.", ""]
-    out = Path(args.output)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(lines))
+    from randml_core.artefacts import atomic_write
+    out = atomic_write(args.output, "\n".join(lines))
     print("wrote", out)
     return 0
 

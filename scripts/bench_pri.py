@@ -82,7 +82,9 @@ def main() -> None:
     lines += ["", "The SMO peak includes its kernel-row LRU cache (cache_mb = 64 by default): at small N the cache "
               "can hold every row, so the peak approaches the N x N size; from N = 10k on it is bounded by the "
               "cache, far below N x N (last column). The fixed point works in row blocks (memory O(block N))."]
-    Path(a.out).write_text("\n".join(lines) + "\n")
+    sys.path.insert(0, str(REPO))
+    from randml_core.artefacts import atomic_write
+    atomic_write(a.out, "\n".join(lines) + "\n")
     print("\n".join(lines))
 
 

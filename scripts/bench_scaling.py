@@ -105,7 +105,9 @@ def main() -> None:
         lines.append(f"| {model} | {b:.2f} | {c:.2f} | {big['peak_mb'] * 2**20 / (big['n'] * big['h']):.1f} |")
     lines += ["", "b close to 1 and c between 1 and 2 agree with O(N h^2) (plus the O(N h d) hidden layer, "
               "which dominates the h-slope at small h); memory grows as n h (the hidden-layer matrix)."]
-    Path(a.out).write_text("\n".join(lines) + "\n")
+    sys.path.insert(0, str(REPO))
+    from randml_core.artefacts import atomic_write
+    atomic_write(a.out, "\n".join(lines) + "\n")
     print("\n".join(lines))
 
 

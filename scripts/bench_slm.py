@@ -83,9 +83,8 @@ def main(argv=None) -> int:
               "SLM Forest / Boost with 300 projections per node (as the experiment configs), SLM tree with 1000.",
               f"- Machine: {platform.machine()}, Python {platform.python_version()}; "
               "the machine is shared, so absolute times are indicative only.", ""]
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(lines))
+    from randml_core.artefacts import atomic_write
+    out = atomic_write(args.out, "\n".join(lines))
     print("wrote", out)
     return 0
 

@@ -156,8 +156,8 @@ def main(argv=None) -> int:
                  "with `--machine-data`): the expected values come from the registry's "
                  "`expected` block (published shapes), not from a load.\n",
                  not_loaded_table(failed), ""]
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text("\n".join(text), encoding="utf-8")
+    from randml_core.artefacts import atomic_write
+    atomic_write(args.output, "\n".join(text))
     print(f"wrote {args.output} ({len(frame)} datasets, {len(failed)} not loadable)")
     return 0
 

@@ -207,14 +207,16 @@ def test_cli_end_to_end_produces_table_and_status(tmp_path, randml_cmd, cli_env)
     assert "computed 72 cells" in r.stderr and "ETA" in r.stderr
     rep = subprocess.run([*randml_cmd, "report", *common], env=cli_env, capture_output=True, text=True, timeout=300)
     assert rep.returncode == 0, rep.stderr
-    md = (tmp_path / "results" / "tables" / "smoke.md").read_text()
+    tables = tmp_path / "results" / "scratch" / "smoke" / "tables"  # dataset= overrides the experiment: scratch
+    assert "scratch" in rep.stdout and not (tmp_path / "results" / "tables").exists()
+    md = (tables / "smoke.md").read_text()
     row = next(line for line in md.splitlines() if line.startswith("| synthetic-binary"))
     assert row.count("±") == 9 and row.count("**") >= 2
-    csv = pd.read_csv(tmp_path / "results" / "tables" / "smoke.csv")
+    csv = pd.read_csv(tables / "smoke.csv")
     frame = load("smoke", store_dir=tmp_path / "store", model="EEM-rbf", inner_fold=-1)
     best = frame.groupby("params_json")["gmean"].mean().max()
     assert csv.loc[0, "EEM-rbf mean"] == pytest.approx(best)
-    tex_row = next(l for l in (tmp_path / "results" / "tables" / "smoke.tex").read_text().splitlines()
+    tex_row = next(l for l in (tables / "smoke.tex").read_text().splitlines()
                    if l.startswith("synthetic-binary &"))
     assert tex_row.count("\\pm") == 9 and "\\textbf{" in tex_row
     bad = subprocess.run([*randml_cmd, "run", "experiment=smoke", "dataset=hearr", f"store_dir={tmp_path}/s"],

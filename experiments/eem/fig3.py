@@ -22,14 +22,12 @@ def build(ctx) -> list:
     c["dataset"] = c["dataset"].astype(str)
     stable = c[c["h"] >= 100].groupby("dataset")["mean"].agg(lambda s: s.max() - s.min())
     lines = [f"{d}: GMean range over h >= 100 = {v:.3f}" for d, v in stable.items()]
-    (ctx.results_dir / "tables").mkdir(parents=True, exist_ok=True)
-    summary_path = ctx.results_dir / "tables" / "eem_fig3_stability.md"
-    summary_path.write_text("# EEM Figure 3: stability of GMean in h (EEM-rbf)\n\n"
-                            "The paper claims GMean is stable once h is around 100; max - min of the mean GMean "
-                            "over h = 100..500:\n\n" + "\n".join(f"- {l}" for l in lines) +
-                            f"\n\n{ctx.spec.protocol.describe()}; code {ctx.code_version}.\n")
+    summary_path = ctx.artefacts.write_text(
+        ctx.results_dir / "tables" / "eem_fig3_stability.md",
+        "# EEM Figure 3: stability of GMean in h (EEM-rbf)\n\n"
+        "The paper claims GMean is stable once h is around 100; max - min of the mean GMean "
+        "over h = 100..500:\n\n" + "\n".join(f"- {l}" for l in lines) + f"\n\n{ctx.spec.protocol.describe()}.\n")
     fig = curve_panels(c, "dataset", "h", "mean", "std", title="EEM (rbf) GMean vs hidden layer size h",
-                       xlabel="h", ylabel="GMean (mean ± std over folds)",
-                       footer=f"{ctx.spec.protocol.describe()}; code {ctx.code_version}")
+                       xlabel="h", ylabel="GMean (mean ± std over folds)", footer=ctx.spec.protocol.describe())
     print("\n".join(lines))
-    return save(fig, ctx.results_dir / "figures" / "eem_fig3") + [summary_path]
+    return save(fig, ctx.results_dir / "figures" / "eem_fig3", ctx.artefacts) + [summary_path]

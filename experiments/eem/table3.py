@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from randml_core.artefacts import ArtefactSet
 from randml_core.data import get_spec, list_datasets
 from randml_core.data.catalog import catalog_frame
 from randml_core.provenance import REPO_ROOT, short_version
@@ -63,23 +64,22 @@ def table3_frame() -> pd.DataFrame:
 
 
 def write(results_dir: Path = REPO_ROOT / "results") -> list[Path]:
+    """``results_dir``/tables/eem_table3.{md,csv,tex} and its sidecar, committed as one set."""
     frame = table3_frame()
-    out = results_dir / "tables"
-    out.mkdir(parents=True, exist_ok=True)
-    stem = out / "eem_table3"
-    footer = [f"Generated from the dataset registry by code {short_version()}; reference shapes: "
+    stem = results_dir / "tables" / "eem_table3"
+    footer = ["Generated from the dataset registry; reference shapes: "
               "experiments/eem/published.csv (LIBSVM / imbalanced-learn copies; the paper text lost Table 3's body).",
               "Known deviations: breast-cancer has 9 features (LIBSVM adds the sample id), ionosphere 33 "
               "(keel drops the constant column), splice is a stratified 1000-row subsample."]
     md = "# EEM Table 3 — dataset characteristics\n\n" + frame_markdown(frame) + "\n\n" + \
         "\n".join(f"- {f}" for f in footer) + "\n"
-    paths = [stem.with_suffix(".md"), stem.with_suffix(".csv"), stem.with_suffix(".tex")]
-    paths[0].write_text(md)
-    frame.assign(generated_by=short_version()).to_csv(paths[1], index=False)
-    paths[2].write_text(frame_latex(frame) + "".join(f"% {f}\n" for f in footer))
+    with ArtefactSet(results_dir, "eem_table3", code_version=short_version()) as out:
+        out.write_text(stem.with_suffix(".md"), md)
+        out.write_csv(stem.with_suffix(".csv"), frame)
+        out.write_text(stem.with_suffix(".tex"), frame_latex(frame) + "".join(f"% {f}\n" for f in footer))
     print(md)
-    print("wrote:", *[f"  {p}" for p in paths], sep="\n")
-    return paths
+    print("wrote:", *[f"  {p}" for p in out.committed], sep="\n")
+    return out.committed
 
 
 if __name__ == "__main__":

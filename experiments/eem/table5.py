@@ -8,8 +8,6 @@ seconds depend on the machine, so each is also shown as a ratio to WELM-sig of t
 """
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pandas as pd
 
@@ -88,13 +86,11 @@ def build(ctx) -> list:
              "## The paper's claims on our run", ""]
     lines += [f"- {'HELD' if c['held'] else 'NOT HELD'}: {c['claim']} — {c['evidence']}" for c in checks] or ["- no data"]
     lines += ["", __doc__.split("\n\n", 1)[1].strip(), "",
-              f"{ctx.spec.protocol.describe()}; code {ctx.code_version}. Published values: the text copy lost Table 5's body."]
-    out = ctx.results_dir / "tables"
-    out.mkdir(parents=True, exist_ok=True)
-    paths = [out / "eem_table5.md", out / "eem_table5.csv", out / "eem_table5.tex"]
-    paths[0].write_text("\n".join(lines) + "\n")
-    times.assign(generated_by=ctx.code_version).to_csv(paths[1], index=False)
-    paths[2].write_text(frame_latex(table))
-    (out / "eem_table5_claims.json").write_text(json.dumps(checks, indent=1))
+              f"{ctx.spec.protocol.describe()}. Published values: the text copy lost Table 5's body."]
+    out, tables = ctx.artefacts, ctx.results_dir / "tables"
+    paths = [out.write_text(tables / "eem_table5.md", "\n".join(lines) + "\n"),
+             out.write_csv(tables / "eem_table5.csv", times),
+             out.write_text(tables / "eem_table5.tex", frame_latex(table)),
+             out.write_json(tables / "eem_table5_claims.json", checks, indent=1)]
     print("\n".join(lines))
-    return paths + [out / "eem_table5_claims.json"]
+    return paths

@@ -34,7 +34,7 @@ def build(ctx) -> list:
     columns = [f"{m} {r}" for m in present for r in RULES]
     summary = summaries(ctx.frame) if len(ctx.frame) else summaries(pd.DataFrame(columns=["model"]))
     footer = [
-        f"Protocol: {spec.protocol.describe()}; profile = {spec.profile}; code {ctx.code_version}.",
+        f"Protocol: {spec.protocol.describe()}; profile = {spec.profile}.",
         "Cell: mean ± std GMean over outer test folds of the model selected on each training fold by: CV = best "
         "mean CV GMean over the grid (Table 4's rule); (a) max D_CS of N(mean, var) fitted to each class's "
         "training projections beta^T h (SVM: decision values); (b) max D_CS of their Gaussian KDEs, "
@@ -46,6 +46,6 @@ def build(ctx) -> list:
     ]
     notes = {d: "needs download: `make data`" for d in ctx.unavailable}
     table = Table("EEM Table 6 — GMean with hyper-parameters selected by D_CS (no CV)", list(spec.datasets),
-                  columns, summary, notes, footer, stamp=ctx.code_version)
+                  columns, summary, notes, footer)
     print(table.to_markdown())
-    return table.write(ctx.results_dir / "tables" / "eem_table6")
+    return table.write(ctx.results_dir / "tables" / "eem_table6", ctx.artefacts)

@@ -9,7 +9,6 @@ if P - m > s. Published numbers do not apply to the generated stand-ins (``n/a (
 """
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -129,15 +128,15 @@ def build_table(ctx, table: str, title: str, rows_frame: pd.DataFrame | None = N
         heads += [f"{m} (ours)", f"{m} paper", "Δ", "verdict"]
     heads += [f"K {m}: median [range] of d" for m in methods if m.startswith("MeMd")]
     shown = pd.DataFrame(md_rows, columns=heads)
-    csv = pd.DataFrame(recs)
-    csv["generated_by"] = ctx.code_version
-    return shown, csv
+    return shown, pd.DataFrame(recs)
 
 
 def footer(ctx, frame: pd.DataFrame, extra: list[str]) -> list[str]:
+    """The table's footer; the code versions of the rows go to the sidecar (volatile)."""
     spec = ctx.spec
     versions = sorted(set(frame["code_version"].astype(str).str[:10] + frame["code_dirty"].map({True: "+dirty", False: ""})))\
         if len(frame) else []
+    ctx.artefacts.record("row_code_versions", versions)
     src = "; ".join(f"{d}: {s}" + (f" (STAND-IN for {ctx.substitutes[d]})" if d in ctx.substitutes else "")
                     for d, s in ctx.sources.items())
     return [
@@ -148,21 +147,17 @@ def footer(ctx, frame: pd.DataFrame, extra: list[str]) -> list[str]:
         "not reached. Binary problems: the paper gives one MeMd value for J and JS (they coincide).",
         *extra,
         cell_counts(frame, ctx.n_planned),
-        f"Code version: {', '.join(versions) or 'n/a'} (report {ctx.code_version}, "
-        f"{datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}).",
         f"Data sources used: {src or 'none'}.",
         "Not loaded here: " + (", ".join(sorted(ctx.unavailable)) or "none") +
         (" (online originals: `make data`, then rerun)" if ctx.unavailable else "") + ".",
     ]
 
 
-def write(stem: Path, title: str, shown: pd.DataFrame, csv: pd.DataFrame, foot: list[str]) -> list[Path]:
-    stem.parent.mkdir(parents=True, exist_ok=True)
+def write(out, stem: Path, title: str, shown: pd.DataFrame, csv: pd.DataFrame, foot: list[str]) -> list[Path]:
+    """Stage ``stem``.md / .csv / .tex in the artefact set ``out`` (the report's ``ctx.artefacts``)."""
     md = "\n".join([f"# {title}", "", frame_markdown(shown), "", *[f"- {f}" for f in foot], ""])
-    paths = [stem.with_suffix(".md"), stem.with_suffix(".csv"), stem.with_suffix(".tex")]
-    paths[0].write_text(md)
-    csv.to_csv(paths[1], index=False)
     tex = (f"% {title}\n" + frame_latex(shown) + "".join(f"% {f}\n" for f in foot)).replace("Δ", "$\\Delta$")
-    paths[2].write_text(tex)
+    paths = [out.write_text(stem.with_suffix(".md"), md), out.write_csv(stem.with_suffix(".csv"), csv),
+             out.write_text(stem.with_suffix(".tex"), tex)]
     print(md)
     return paths

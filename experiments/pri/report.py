@@ -25,8 +25,6 @@ The report assumes one sigma (the paper's 0.2) and one model variant per experim
 """
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pandas as pd
 from matplotlib.ticker import NullFormatter
@@ -369,23 +367,22 @@ def build(ctx) -> list:
     kernel_width = str(variant.fixed.get("kernel_width", "sqrt2_sigma"))
     sigmas = sorted({float(s) for v in spec.variants for s in v.grid.get("sigma", [0.2])})
     footer = (f"{spec.protocol.describe()}; PRISMO kernel_width={kernel_width}, sigma={', '.join(map(str, sigmas))}, "
-              f"max_iter=ceil(N ln N), one BLAS thread; code {ctx.code_version}")
+              f"max_iter=ceil(N ln N), one BLAS thread")
 
-    figs, tables = ctx.results_dir / "figures", ctx.results_dir / "tables"
-    tables.mkdir(parents=True, exist_ok=True)
+    figs, tables, out = ctx.results_dir / "figures", ctx.results_dir / "tables", ctx.artefacts
     paths = []
     if len(summary):
         paths += save(_panels(summary, "seconds_median", "seconds_min", "seconds_max",
                               ylabel="fit time (s), median over repeats",
                               title="PRI-SMO Figure 1: computation time vs N per tolerance", footer=footer),
-                      figs / f"{prefix}_fig1")
+                      figs / f"{prefix}_fig1", out)
         paths += save(_panels(summary, "n_sv_mean", "n_sv_min", "n_sv_max", ylabel="# support vectors (mean)",
                               title="PRI-SMO Figure 2: support vectors vs N per tolerance", footer=footer,
-                              diagonal=True), figs / f"{prefix}_fig2")
+                              diagonal=True), figs / f"{prefix}_fig2", out)
     s_n, s_lam = int(_opt(ctx, "pri_support_n", 2000)), float(_opt(ctx, "pri_support_lam", 2.0))
     s_tol, s_seed = float(_opt(ctx, "pri_support_tol", 1e-3)), int(_opt(ctx, "pri_support_seed", 0))
     fig, sup = support_figure(s_n, s_lam, s_tol, s_seed, sigmas[0], kernel_width)
-    paths += save(fig, figs / f"{prefix}_support")
+    paths += save(fig, figs / f"{prefix}_support", out)
 
     n_failed = int((rows["status"] != "ok").sum())
     missing = ctx.n_planned - len(ctx.frame)
@@ -416,18 +413,14 @@ def build(ctx) -> list:
               f"tol={_fmt_tol(s_tol)}, seed {s_seed}: {len(sup.support_)} support points, stop {sup.stop_reason_}).",
               "", "How the claims are decided (thresholds: experiment options `pri_large_n`, "
               "`pri_manageable_seconds`; majority 0.9):", "", RULES, "",
-              f"Code {ctx.code_version}. The paper's figures are plots without numbers in the text copy; "
-              "no published values are compared."]
-    md = tables / f"{prefix}_report.md"
-    md.write_text("\n".join(lines) + "\n")
-    js = tables / f"{prefix}_report.json"
-    js.write_text(json.dumps({"claims": checks, "pooled_exponent": pooled, "pooled_iteration_exponent": pooled_iter,
+              "The paper's figures are plots without numbers in the text copy; no published values are compared."]
+    md = out.write_text(tables / f"{prefix}_report.md", "\n".join(lines) + "\n")
+    js = out.write_json(tables / f"{prefix}_report.json", {"claims": checks, "pooled_exponent": pooled, "pooled_iteration_exponent": pooled_iter,
                               "upper_half_n_min": n_hi, "pooled_exponent_upper_half": pooled_hi,
                               "exponents": per_group.to_dict(orient="records"), "runs": len(rows),
                               "failed": n_failed, "planned": ctx.n_planned,
                               "support_figure": {"n": s_n, "lam": s_lam, "tol": s_tol, "seed": s_seed,
-                                                 "n_sv": int(len(sup.support_))}}, indent=1, default=float))
-    csv = tables / f"{prefix}_summary.csv"
-    summary.assign(generated_by=ctx.code_version).to_csv(csv, index=False)
+                                                 "n_sv": int(len(sup.support_))}}, indent=1, default=float)
+    csv = out.write_csv(tables / f"{prefix}_summary.csv", summary)
     print("\n".join(lines))
     return paths + [md, js, csv]

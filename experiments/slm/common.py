@@ -14,7 +14,6 @@ else ``above`` / ``below`` (ours higher / lower than the paper).
 """
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -150,27 +149,27 @@ def wide_text(long: pd.DataFrame, datasets, models, digits: int) -> pd.DataFrame
 
 
 def provenance_lines(ctx) -> list[str]:
+    """Footer lines on where the numbers come from; the code versions of the rows (volatile) go to
+    the report's sidecar."""
     frame = ctx.frame
     versions = sorted(set(frame["code_version"].str[:10] + frame["code_dirty"].map({True: "+dirty", False: ""}))) \
         if len(frame) else []
+    ctx.artefacts.record("row_code_versions", versions)
     return [
         f"Protocol: {ctx.spec.protocol.describe()}; profile {ctx.spec.profile}.",
         cell_counts(frame, ctx.n_planned),
-        f"Code version: {', '.join(versions) or 'n/a'} (report by {ctx.code_version} at "
-        f"{datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}).",
         "Data sources: " + "; ".join(f"{d}: {s}" + (f" (SUBSTITUTE for {ctx.substitutes[d]})" if d in ctx.substitutes else "")
                                      for d, s in ctx.sources.items()) + ".",
     ] + [f"Not available here: {d} ({reason.split(';')[0][:120]})." for d, reason in ctx.unavailable.items()]
 
 
-def write_artefacts(stem: Path, title: str, wide: pd.DataFrame, long: pd.DataFrame, footer: list[str]) -> list[Path]:
-    """``stem``.md (wide grid + footer), .csv (the long frame, every number), .tex (wide grid)."""
+def write_artefacts(out, stem: Path, title: str, wide: pd.DataFrame, long: pd.DataFrame,
+                    footer: list[str]) -> list[Path]:
+    """Stage ``stem``.md (wide grid + footer), .csv (the long frame, every number), .tex (wide grid)
+    in the artefact set ``out`` (the report's ``ctx.artefacts``)."""
     from randml_core.report.tables import frame_latex, frame_markdown
 
-    stem.parent.mkdir(parents=True, exist_ok=True)
     md = "\n".join([f"# {title}", "", frame_markdown(wide), "", *[f"- {f}" for f in footer], ""])
-    paths = [stem.with_suffix(".md"), stem.with_suffix(".csv"), stem.with_suffix(".tex")]
-    paths[0].write_text(md)
-    long.to_csv(paths[1], index=False)
-    paths[2].write_text(f"% {title}\n" + frame_latex(wide) + "".join(f"% {f}\n" for f in footer))
-    return paths
+    return [out.write_text(stem.with_suffix(".md"), md), out.write_csv(stem.with_suffix(".csv"), long),
+            out.write_text(stem.with_suffix(".tex"), f"% {title}\n" + frame_latex(wide)
+                           + "".join(f"% {f}\n" for f in footer))]

@@ -76,8 +76,5 @@ def build(ctx) -> list:
     foot = "Most frequent selected setting per curve: " + "; ".join(selected)
     fig.text(0.01, 0.005, foot, fontsize=6, va="bottom", wrap=True)
     fig.tight_layout(rect=(0, 0.04, 1, 0.96))
-    paths = save(fig, ctx.results_dir / "figures" / "slm_fig5")
-    csv = ctx.results_dir / "tables" / "slm_fig5_curves.csv"
-    csv.parent.mkdir(parents=True, exist_ok=True)
-    data.to_csv(csv, index=False)
-    return paths + [csv]
+    paths = save(fig, ctx.results_dir / "figures" / "slm_fig5", ctx.artefacts)
+    return paths + [ctx.artefacts.write_csv(ctx.results_dir / "tables" / "slm_fig5_curves.csv", data)]

@@ -12,10 +12,12 @@ but not counted, and datasets that were not run (need a download) are skipped.
 from __future__ import annotations
 
 import sys
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pandas as pd
+
+from randml_core.artefacts import ArtefactSet
+from randml_core.provenance import short_version
 
 SUBSTITUTES = {"banknote-synthetic", "california-friedman1-substitute"}
 
@@ -111,10 +113,11 @@ def build(results_dir: Path) -> Path:
             "Substitutes are listed, not counted; datasets that need a download are skipped. "
             "The synthetic 2-D sets are our generators (the paper's are not recoverable). "
             "Model sizes: the paper's own Table II has SLM larger than DT on Wine, B.C.W. and Ionosphere.", "",
-            f"Generated {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} from "
-            "results/tables/slm_table1.csv, slm_table2.csv, slm_table3.csv.", ""] + details
+            "Generated from results/tables/slm_table1.csv, slm_table2.csv, slm_table3.csv "
+            "(time and code version: `slm_report.meta.json`).", ""] + details
     path = tdir / "slm_report.md"
-    path.write_text("\n".join(out))
+    with ArtefactSet(results_dir, "slm_report", code_version=short_version()) as artefacts:
+        artefacts.write_text(path, "\n".join(out))
     return path
 
 

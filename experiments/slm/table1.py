@@ -37,4 +37,4 @@ def build(ctx) -> list:
         "Features min-max scaled on the training part (SLM models standardise internally).",
         *provenance_lines(ctx),
     ]
-    return write_artefacts(ctx.results_dir / "tables" / "slm_table1", TITLE, wide, long, footer)
+    return write_artefacts(ctx.artefacts, ctx.results_dir / "tables" / "slm_table1", TITLE, wide, long, footer)

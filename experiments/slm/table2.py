@@ -91,4 +91,4 @@ def build(ctx) -> list:
         "FF/BP-MLP: quoted from the paper, not run.",
         *provenance_lines(ctx),
     ]
-    return write_artefacts(ctx.results_dir / "tables" / "slm_table2", TITLE, wide, long, footer)
+    return write_artefacts(ctx.artefacts, ctx.results_dir / "tables" / "slm_table2", TITLE, wide, long, footer)

@@ -32,4 +32,4 @@ def build(ctx) -> list:
         "SVR / LSVR: libsvm on the standardised target (mapped back), features min-max scaled on the training part.",
         *provenance_lines(ctx),
     ]
-    return write_artefacts(ctx.results_dir / "tables" / "slm_table3", TITLE, wide, long, footer)
+    return write_artefacts(ctx.artefacts, ctx.results_dir / "tables" / "slm_table3", TITLE, wide, long, footer)

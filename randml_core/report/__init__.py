@@ -1,4 +1,10 @@
-"""Reports: regenerate an experiment's tables and figures from the store only."""
+"""Reports: regenerate an experiment's tables and figures from the store only.
+
+Every file of one report is staged in one :class:`~randml_core.artefacts.ArtefactSet` and committed
+together (a crash leaves the old set or the new one), with a sidecar ``tables/<experiment>.meta.json``
+holding what a rerun does not reproduce (time, code version, wall times). A report of a config other
+than the experiment's own committed one writes under ``<results_dir>/scratch/<experiment>/``.
+"""
 from __future__ import annotations
 
 import importlib
@@ -8,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..artefacts import ArtefactSet
 from ..config import ExperimentSpec
 from ..provenance import short_version
 
@@ -23,19 +30,43 @@ class ReportContext:
     results_dir: Path
     code_version: str
     store_dir: Path = Path("results/store")  # the store root (reports of one experiment may read another's store)
+    artefacts: ArtefactSet | None = None     # every file the report writes is staged here (committed together)
 
 
-def build_report(spec: ExperimentSpec, store_dir: str, results_dir: str) -> list[Path]:
+SCRATCH = "scratch"
+
+
+def scratch_dir(results_dir: str | Path, experiment: str) -> Path:
+    """Where a report of a non-committed config goes (gitignored): ``<results_dir>/scratch/<experiment>``."""
+    return Path(results_dir) / SCRATCH / experiment
+
+
+def build_report(spec: ExperimentSpec, store_dir: str, results_dir: str, *,
+                 committed: bool | None = None) -> list[Path]:
+    """Rebuild ``spec``'s artefacts from the store. ``committed`` says whether ``spec`` is the
+    experiment's own committed config (the CLI decides it from the overrides); by default only the
+    ``paper`` profile is. When it is not, everything goes to :func:`scratch_dir`. An experiment that
+    names no report module gets the generic table (:mod:`randml_core.report.generic`)."""
     from ..results import current_rows
+    if committed is None:
+        committed = spec.profile == "paper"
+    out = Path(results_dir) if committed else scratch_dir(results_dir, spec.name)
     # rows of this config's plan only; a set that needs a download is "not available" (no download)
     frame, plan, keys = current_rows(spec, store_dir)
-    ctx = ReportContext(spec, frame, len(keys),
-                        {n: d.source for n, d in plan.datasets.items()},
-                        {n: d.substitute_of for n, d in plan.datasets.items() if d.is_substitute},
-                        plan.unavailable, Path(results_dir), short_version(), Path(store_dir))
-    modules = spec.options.get("report") or "randml_core.report.generic"  # no module named: the generic table
-    paths = []
-    for module_name in [modules] if isinstance(modules, str) else modules:
-        paths += importlib.import_module(module_name).build(ctx)
+    modules = spec.options.get("report") or "randml_core.report.generic"
+    version = short_version()
+    with ArtefactSet(out, spec.name, code_version=version) as artefacts:
+        ctx = ReportContext(spec, frame, len(keys),
+                            {n: d.source for n, d in plan.datasets.items()},
+                            {n: d.substitute_of for n, d in plan.datasets.items() if d.is_substitute},
+                            plan.unavailable, out, version, Path(store_dir), artefacts)
+        artefacts.record("config_hash", spec.config_hash())
+        artefacts.record("profile", spec.profile)
+        for module_name in [modules] if isinstance(modules, str) else modules:
+            importlib.import_module(module_name).build(ctx)
+    paths = artefacts.committed
     print("\nwrote:", *[f"  {p}" for p in paths], sep="\n", file=sys.stdout)
+    if not committed:
+        print(f"randml report: not {spec.name}'s committed configuration: the artefacts went to the scratch "
+              f"folder {out}/ (gitignored), not over the committed snapshot in {results_dir}/", file=sys.stdout)
     return paths

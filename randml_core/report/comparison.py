@@ -38,9 +38,9 @@ def score_matrix(frame: pd.DataFrame, metric: str, rule: str = "best_mean",
 
 
 def comparison_section(frame: pd.DataFrame, metric: str, stem: Path, title: str, rule: str = "best_mean",
-                       models: list[str] | None = None) -> tuple[str, list[Path]]:
-    """Markdown for one comparison over datasets and the CD diagram files (``stem``.png/.pdf), or the
-    reason it does not apply."""
+                       models: list[str] | None = None, out=None) -> tuple[str, list[Path]]:
+    """Markdown for one comparison over datasets and the CD diagram files (``stem``.png/.pdf, staged in the
+    artefact set ``out`` when given), or the reason it does not apply."""
     matrix = score_matrix(frame, metric, rule, models)
     head = f"## {title}\n\nScores: mean outer-fold {metric} at the setting selected by " \
            f"{'nested CV' if rule == 'nested' else 'the best mean CV score over the grid (the papers rule)'}; " \
@@ -54,7 +54,7 @@ def comparison_section(frame: pd.DataFrame, metric: str, stem: Path, title: str,
         return head + f"\nNot applicable: {exc}\n", []
     paths = []
     try:
-        paths = cd_diagram(comp, stem)
+        paths = cd_diagram(comp, stem, out)
     except StatsRefusal as exc:
         head += f"\nNo CD diagram: {exc}\n"
     figure = f"\n![critical difference diagram]({Path('..') / 'figures' / Path(stem).name}.png)\n" if paths else ""

@@ -46,12 +46,17 @@ def curve_panels(summary: pd.DataFrame, panel: str, x: str, y: str, err: str | N
     return fig
 
 
-def save(fig: plt.Figure, stem: str | Path) -> list[Path]:
-    """Write PNG and PDF (fixed metadata dates, so reruns give the same files)."""
+def save(fig: plt.Figure, stem: str | Path, out=None) -> list[Path]:
+    """Stage PNG and PDF in the artefact set ``out`` (fixed metadata dates, so reruns give the same
+    bytes); without one they are committed together at once. The figure is closed."""
+    from ..artefacts import ArtefactSet
     stem = Path(stem)
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    paths = [stem.with_suffix(".png"), stem.with_suffix(".pdf")]
-    fig.savefig(paths[0], dpi=130, metadata={"Software": None})
-    fig.savefig(paths[1], metadata={"CreationDate": None, "ModDate": None, "Producer": None})
-    plt.close(fig)
-    return paths
+    try:
+        if out is None:
+            with ArtefactSet(stem.parent, stem.name, sidecar=False) as own:
+                return save(fig, stem, own)
+        return [out.save_figure(fig, stem.with_suffix(".png"), dpi=130, metadata={"Software": None}),
+                out.save_figure(fig, stem.with_suffix(".pdf"),
+                                metadata={"CreationDate": None, "ModDate": None, "Producer": None})]
+    finally:
+        plt.close(fig)

@@ -53,14 +53,12 @@ def build(ctx) -> list:
                           rows, columns, pick, notes, footer, higher_is_better=higher_is_better(metric),
                           skipped_text="not run (skipped by rule, see below)")
             stem = spec.name + ("" if metric == metrics_of(ctx)[0] else f"_{metric}") + suffix
-            paths += table.write(ctx.results_dir / "tables" / stem)
+            paths += table.write(ctx.results_dir / "tables" / stem, ctx.artefacts)
             print(table.to_markdown())
             text, figs = comparison_section(frame, metric, ctx.results_dir / "figures" / f"{stem}_cd",
-                                            f"{metric}, {words}", rule, columns) if len(frame) else ("", [])
+                                            f"{metric}, {words}", rule, columns, ctx.artefacts) if len(frame) else ("", [])
             stats.append(text)
             paths += figs
     if any(stats[1:]):
-        out = ctx.results_dir / "tables" / f"{spec.name}_stats.md"
-        out.write_text("\n".join(stats))
-        paths.append(out)
+        paths.append(ctx.artefacts.write_text(ctx.results_dir / "tables" / f"{spec.name}_stats.md", "\n".join(stats)))
     return paths

@@ -179,14 +179,18 @@ class Table:
             recs.append(rec)
         return pd.DataFrame(recs)
 
-    def write(self, stem: str | Path) -> list[Path]:
+    def write(self, stem: str | Path, out=None) -> list[Path]:
+        """Stage ``stem``.md / .csv / .tex in the artefact set ``out`` (a report's ``ctx.artefacts``);
+        without one they are committed together at once. The CSV leaves out ``generated_by`` (the code
+        version is volatile: it goes to the set's sidecar, so a rerun gives the same bytes)."""
+        from ..artefacts import ArtefactSet
         stem = Path(stem)
-        stem.parent.mkdir(parents=True, exist_ok=True)
-        paths = [stem.with_suffix(".md"), stem.with_suffix(".csv"), stem.with_suffix(".tex")]
-        paths[0].write_text(self.to_markdown())
-        self.to_frame().to_csv(paths[1], index=False)
-        paths[2].write_text(self.to_latex())
-        return paths
+        if out is None:
+            with ArtefactSet(stem.parent, stem.name, sidecar=False) as own:
+                return self.write(stem, own)
+        return [out.write_text(stem.with_suffix(".md"), self.to_markdown()),
+                out.write_csv(stem.with_suffix(".csv"), self.to_frame().drop(columns=["generated_by"])),
+                out.write_text(stem.with_suffix(".tex"), self.to_latex())]
 
 
 def select_by_criterion(frame: pd.DataFrame, criterion: str, metric: str = "gmean") -> pd.DataFrame:

@@ -98,16 +98,24 @@ def _write_atomic(fig, path: Path, **kwargs) -> None:
         raise
 
 
-def cd_diagram(comparison, path_stem) -> list[Path]:
+def cd_diagram(comparison, path_stem, out=None) -> list[Path]:
     """Draw the CD diagram of a :class:`~randml_core.stats.compare.Comparison` and write
-    ``<path_stem>.png`` and ``<path_stem>.pdf`` (fixed metadata, so reruns give the same bytes).
+    ``<path_stem>.png`` and ``<path_stem>.pdf`` (fixed metadata, so reruns give the same bytes), each
+    atomically, or staged in ``out`` (a report's :class:`~randml_core.artefacts.ArtefactSet`).
     Raises :class:`StatsRefusal` when the comparison has no Nemenyi CD (fewer than 3 models or 2 datasets)."""
     if not comparison.cd.applicable:
         raise StatsRefusal(f"no CD diagram: {comparison.cd.reason}")
     stem = Path(path_stem)
-    stem.parent.mkdir(parents=True, exist_ok=True)
     fig = _figure(comparison)
     png, pdf = stem.with_name(stem.name + ".png"), stem.with_name(stem.name + ".pdf")
-    _write_atomic(fig, png, format="png", dpi=150, metadata={"Software": None})
-    _write_atomic(fig, pdf, format="pdf", metadata={"CreationDate": None, "ModDate": None, "Producer": None})
+    meta_png, meta_pdf = {"Software": None}, {"CreationDate": None, "ModDate": None, "Producer": None}
+    if out is not None:
+        out.save_figure(fig, png, dpi=150, metadata=meta_png)
+        out.save_figure(fig, pdf, metadata=meta_pdf)
+    else:
+        stem.parent.mkdir(parents=True, exist_ok=True)
+        _write_atomic(fig, png, format="png", dpi=150, metadata=meta_png)
+        _write_atomic(fig, pdf, format="pdf", metadata=meta_pdf)
+    import matplotlib.pyplot as plt
+    plt.close(fig)
     return [png, pdf]
