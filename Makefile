@@ -16,7 +16,8 @@ JOBS     ?= 2
 ARGS     ?=
 RUN_OPTS := profile=$(PROFILE) n_jobs=$(JOBS) $(if $(REPEATS),protocol.repeats=$(REPEATS)) $(if $(INNER),protocol.inner_splits=$(INNER)) $(ARGS)
 
-.PHONY: bench-eem bench-pri bench-eem-scaling all venv table4 table4-unbalanced table5 table1 table3 table6 fig3 eem pri pri-quick test report bench status data clean
+EXP ?= eem_table4
+.PHONY: stats compare bench-eem bench-pri bench-eem-scaling all venv table4 table4-unbalanced table5 table1 table3 table6 fig3 eem pri pri-quick test report bench status data clean
 
 all: table4
 
@@ -74,6 +75,15 @@ pri: $(STAMP)
 
 pri-quick: $(STAMP)
 	$(call experiment,pri_quick)
+
+# Statistics over datasets (ranks, Friedman, Nemenyi CD diagram, Wilcoxon-Holm, Bayesian) for every paper table
+# with several datasets, from the committed table CSVs: results/tables/<table>_stats.md, figures/<table>_cd.*
+stats: $(STAMP)
+	$(PY) -m randml_core.report.table_stats
+
+# randml compare on any experiment's store (per-fold tests too): make compare EXP=eem_table4 ARGS="metric=gmean"
+compare: $(STAMP)
+	$(RANDML) compare experiment=$(EXP) $(ARGS)
 
 status: $(STAMP)
 	$(RANDML) status experiment=eem_table4 $(RUN_OPTS)
