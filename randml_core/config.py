@@ -124,6 +124,37 @@ def check_runtime(cfg: dict) -> None:
             _check_value(cfg[key], key, "str")
 
 
+#: ``experiment.*`` keys the engine reads; a report module may declare more in its ``OPTIONS`` dict
+ENGINE_OPTIONS = {
+    "name": "the experiment's name (its store and artefact names)", "paper": "the paper it reproduces",
+    "datasets": "dataset names", "columns": "table column order (variant names)",
+    "store": "store directory name (experiments that share cells share a store)",
+    "report": "report module(s) (default: the generic table)", "plugins": "modules outside experiments/ that "
+    "register families", "preprocessing": "minmax | standard | none", "duplicates": "keep | drop | group",
+    "train_criteria": "store EEM Table 6's training criteria", "svm_max_iter": "libsvm iteration bound",
+    "cell_timeout": "seconds a plain fit may take", "title": "the table's title",
+}
+
+
+def _check_known_keys(exp: dict) -> None:
+    """Every ``experiment.*`` key is the engine's, ``<family>_max_train``, or declared by the report module."""
+    unknown = [k for k in exp if k not in ENGINE_OPTIONS and not k.endswith("_max_train")]
+    if not unknown:
+        return
+    declared: dict = {}
+    modules = exp.get("report") or []
+    for module in [modules] if isinstance(modules, str) else modules:
+        try:
+            declared.update(getattr(importlib.import_module(module), "OPTIONS", {}))
+        except ImportError as exc:
+            raise ConfigError(f"experiment.report: cannot import {module!r} ({exc})") from None
+    for key in unknown:
+        if key not in declared:
+            valid = sorted({*ENGINE_OPTIONS, *declared, "<family>_max_train"})
+            raise ConfigError(f"experiment.{key} is not a known experiment key; {did_you_mean(key, valid)}valid: "
+                              f"{', '.join(valid)}")
+
+
 def _check_options(options: dict) -> None:
     """Engine options of ``experiment.*`` with a known meaning; their types and ranges."""
     for key, value in options.items():
@@ -139,6 +170,9 @@ def _check_options(options: dict) -> None:
             _check_value(value, where, "str", choices=("minmax", "standard", "none"))
         elif key in ("title", "store"):
             _check_value(value, where, "str")
+        elif key == "cell_timeout" and value is not None:
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+                raise ConfigError(f"{where}={value!r} is invalid: a number of seconds > 0 (or null for no bound)")
         elif key in ("report", "plugins"):
             items = [value] if isinstance(value, str) else value
             if not isinstance(items, list) or not all(isinstance(v, str) and v for v in items):
@@ -240,6 +274,7 @@ def build_spec(cfg: dict) -> ExperimentSpec:
     if not exp:
         raise ConfigError("no experiment selected: pass experiment=<name> (see conf/experiment/)")
     name = _require(exp, "name", "experiment.", str)
+    _check_known_keys(exp)
     for module in exp.get("plugins") or []:  # modules that register paper-specific families
         try:
             importlib.import_module(module)

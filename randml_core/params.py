@@ -64,7 +64,7 @@ def check_params(estimator, params: dict, where: str) -> None:
     for key, value in params.items():
         if "__" in key and not isinstance(estimator, type):  # a pipeline step's parameter: step__param
             step, _, rest = key.partition("__")
-            sub = estimator.get_params(deep=False).get(step)
+            sub = estimator.get_params(deep=True).get(step)
             if sub is not None and hasattr(sub, "get_params"):
                 check_params(sub, {rest: value}, f"{where}{step}__")
             continue

@@ -78,3 +78,47 @@ def test_cli_refuses_before_any_work(tmp_path, randml_cmd, cli_env):
                          env=cli_env, capture_output=True, text=True, timeout=120)
     assert res.returncode == 2 and "models.lssvm.grid.C=-1.0" in res.stderr, res.stderr
     assert not store.exists()  # nothing computed, nothing stored
+
+
+UNKNOWN = [
+    ("+experiment.bogus=1", "experiment.bogus is not a known experiment key"),
+    ("+models.svm.bogus=1", "models.svm.bogus is not a model config key"),
+    ("+models.svm.quick.n_hidden=[3]", "models.svm.quick.n_hidden replaces no axis"),
+    ("+profile.grid_overrides.C=[1.0]", "profile.grid_overrides is not a profile key"),
+    ("+experiment.cell_timeout=-5", "experiment.cell_timeout=-5 is invalid"),
+]
+
+
+@pytest.mark.parametrize("override,message", UNKNOWN, ids=[u[0] for u in UNKNOWN])
+def test_unknown_keys_are_errors_not_silently_ignored(compose, override, message):
+    with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("+", r"\+")):
+        compose("experiment=smoke", override)
+
+
+def test_quick_profile_applies_only_the_model_configs_own_quick_blocks(compose):
+    paper, quick = compose("experiment=smoke"), compose("experiment=smoke", "profile=quick")
+    grids = {v.family: v.grid for v in quick.variants}
+    assert grids["svm"] == {"gamma": [0.1, 1.0], "C": [1.0, 100.0]}  # conf/model/svm.yaml quick block
+    assert grids["welm"] == {"n_hidden": [100]}
+    assert {v.family: v.grid for v in paper.variants}["welm"] == {"n_hidden": [10, 30]}  # smoke's own grid
+
+
+def _target_spec(compose, node: str, grid: str):
+    return compose("experiment=smoke", "dataset=heart", f"+models.t.estimator={node}", f"+models.t.grid={grid}")
+
+
+def test_target_estimators_and_pipelines_are_checked_by_their_constraints(compose):
+    spec = _target_spec(compose, "{_target_: sklearn.tree.DecisionTreeClassifier}", "{max_depth: [null, 3]}")
+    t = next(v for v in spec.variants if v.name == "t")
+    assert t.family == "sklearn.tree.DecisionTreeClassifier" and t.grid == {"max_depth": [None, 3]}
+    with pytest.raises(ConfigError, match=r"models.t.grid.max_depth=-3: .*DecisionTreeClassifier"):
+        _target_spec(compose, "{_target_: sklearn.tree.DecisionTreeClassifier}", "{max_depth: [-3]}")
+    pipe = ("{_target_: sklearn.pipeline.make_pipeline, _args_: [{_target_: sklearn.preprocessing.StandardScaler}, "
+            "{_target_: sklearn.svm.SVC}]}")
+    assert _target_spec(compose, pipe, "{svc__C: [1.0]}")
+    with pytest.raises(ConfigError, match=r"models.t.grid.svc__C=-1.0: .*'C' parameter of SVC"):
+        _target_spec(compose, pipe, "{svc__C: [-1.0]}")
+    with pytest.raises(ConfigError, match=r"svc__Cc is not a parameter of sklearn.pipeline.make_pipeline; did you mean 'svc__C'"):
+        _target_spec(compose, pipe, "{svc__Cc: [1.0]}")
+    with pytest.raises(ConfigError, match="cannot instantiate 'sklearn.nope.Model'"):
+        _target_spec(compose, "{_target_: sklearn.nope.Model}", "{}")

@@ -265,6 +265,11 @@ def figure(s: pd.DataFrame, activation: str, datasets: list[str], title: str, fo
 
 
 # --------------------------------------------------------------------------- report
+#: experiment options this report reads (the config checks refuse any other unknown key)
+OPTIONS = {"elmboost_prefix": "file name prefix of the figures", "elmboost_figures": "which figures: [1, 2]",
+           "elmboost_claims": "write the claims table (true/false)"}
+
+
 def _opt(ctx, key, default):
     v = ctx.spec.options.get(key)
     return default if v is None else v

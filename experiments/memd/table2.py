@@ -16,6 +16,10 @@ from .common import build_table, footer, write
 TITLE = "MeMd Table II — 10-fold CV accuracy (%) on gene-expression data"
 
 
+#: experiment options this report reads (the config checks refuse any other unknown key)
+OPTIONS = {"extra_store": "another experiment's store whose rows join this table (lung)",
+           "table_stem": "file name of the table (default: the experiment name)"}
+
 def _extra_rows(ctx) -> tuple[pd.DataFrame | None, dict]:
     name = ctx.spec.options.get("extra_store")
     notes = {}

@@ -6,6 +6,9 @@ from .common import build_table, footer, write
 TITLE = "MeMd Table III — 2-fold CV accuracy (%) on 20 Newsgroups problems"
 
 
+#: experiment options this report reads (the config checks refuse any other unknown key)
+OPTIONS = {"table_stem": "file name of the table (default: the experiment name)"}
+
 def build(ctx) -> list:
     spec = ctx.spec
     shown, csv = build_table(ctx, "III", spec.options.get("title", TITLE))

@@ -327,6 +327,13 @@ def support_figure(n: int, lam: float, tol: float, seed: int, sigma: float, kern
 
 
 # --------------------------------------------------------------------------- report
+#: experiment options this report reads (the config checks refuse any other unknown key)
+OPTIONS = {"pri_prefix": "file name prefix", "pri_large_n": "N from which a run counts as large",
+           "pri_manageable_seconds": "time budget of the 'manageable' claim", "pri_support_n": "support scatter: N",
+           "pri_support_lam": "support scatter: lambda", "pri_support_tol": "support scatter: tolerance",
+           "pri_support_seed": "support scatter: seed"}
+
+
 def _opt(ctx, key, default):
     v = ctx.spec.options.get(key)
     return default if v is None else v
