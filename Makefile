@@ -17,7 +17,7 @@ ARGS     ?=
 RUN_OPTS := profile=$(PROFILE) n_jobs=$(JOBS) $(if $(REPEATS),protocol.repeats=$(REPEATS)) $(if $(INNER),protocol.inner_splits=$(INNER)) $(ARGS)
 
 EXP ?= eem_table4
-.PHONY: stats compare bench-eem bench-pri bench-eem-scaling all venv table4 table4-unbalanced table5 table1 table3 table6 fig3 eem pri pri-quick test report bench status data clean
+.PHONY: leaderboard leaderboard-full stats compare bench-eem bench-pri bench-eem-scaling all venv table4 table4-unbalanced table5 table1 table3 table6 fig3 eem pri pri-quick test report bench status data clean
 
 all: table4
 
@@ -114,3 +114,12 @@ bench-eem-scaling: $(STAMP)
 # PRI-SMO vs the fixed-point iteration (N = 2k..10k) and PRI-SMO at N = 50k: results/tables/bench_pri.md
 bench-pri: $(STAMP)
 	$(PY) scripts/bench_pri.py $(ARGS)
+
+# Cross-paper leaderboard (issue 16): `make leaderboard` is the smoke run (quick grids, 6 small sets, a few
+# minutes); `make leaderboard-full` the whole table (every offline classification set of the papers, nested CV).
+leaderboard: $(STAMP)
+	$(RANDML) run experiment=leaderboard_quick profile=quick n_jobs=$(JOBS) $(ARGS) $(UNAVAILABLE_OK)
+	$(RANDML) report experiment=leaderboard_quick profile=quick $(ARGS)
+
+leaderboard-full: $(STAMP)
+	$(call experiment,leaderboard)
