@@ -55,8 +55,9 @@ def _fail(msg: str, code: int = EXIT_CONFIG):
 def _spec_from_cfg(cfg):
     from omegaconf import OmegaConf
     from .config import ConfigError, build_spec
+    from .data.cards import hydra_config_dirs
     try:
-        return build_spec(OmegaConf.to_container(cfg, resolve=True))
+        return build_spec(OmegaConf.to_container(cfg, resolve=True), config_dirs=hydra_config_dirs())
     except ConfigError as exc:
         raise CommandError(f"config error: {exc}") from None
 

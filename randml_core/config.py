@@ -265,9 +265,16 @@ def _model_variants(key: str, m: dict, profile: str, only: str | None) -> list[V
     return variants
 
 
-def build_spec(cfg: dict) -> ExperimentSpec:
-    """Validate a plain-dict config (``OmegaConf.to_container(cfg, resolve=True)``)."""
+def build_spec(cfg: dict, config_dirs=None) -> ExperimentSpec:
+    """Validate a plain-dict config (``OmegaConf.to_container(cfg, resolve=True)``). ``config_dirs``: the
+    config folders whose dataset cards define datasets (the repo's conf/ and a user's ``--config-dir``)."""
     from .data import get_spec, list_datasets, UnknownDatasetError
+    if config_dirs:
+        from .data.cards import CardError, register_cards
+        try:
+            register_cards(config_dirs)
+        except CardError as exc:
+            raise ConfigError(str(exc)) from None
 
     check_runtime(cfg)
     exp = cfg.get("experiment")

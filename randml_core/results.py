@@ -38,9 +38,10 @@ def conf_dir() -> Path:
     return CONF_DIR
 
 
-def experiments() -> list[str]:
-    """The experiment names defined in ``conf/experiment/*.yaml``."""
-    return sorted(p.stem for p in (conf_dir() / "experiment").glob("*.yaml"))
+def experiments(config_dir: str | os.PathLike | None = None) -> list[str]:
+    """The experiment names defined in ``conf/experiment/*.yaml`` (and in ``config_dir``'s, a user's own)."""
+    dirs = [conf_dir()] + ([Path(config_dir)] if config_dir is not None else [])
+    return sorted({p.stem for d in dirs for p in (d / "experiment").glob("*.yaml")})
 
 
 def store_root(store_dir: str | os.PathLike | None = None) -> Path:
@@ -51,9 +52,10 @@ def store_root(store_dir: str | os.PathLike | None = None) -> Path:
     return Path(env) if env else REPO_ROOT / "results" / "store"
 
 
-def compose_spec(experiment: str, overrides=()):
+def compose_spec(experiment: str, overrides=(), config_dir: str | os.PathLike | None = None):
     """The validated :class:`~randml_core.config.ExperimentSpec` of ``experiment`` as composed from
-    ``conf/`` with Hydra ``overrides`` (e.g. ``["profile=quick", "protocol.repeats=3"]``)."""
+    ``conf/`` with Hydra ``overrides`` (e.g. ``["profile=quick", "protocol.repeats=3"]``); ``config_dir``
+    adds a user's own config folder (experiment/, model/, dataset/), like ``randml --config-dir``."""
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
     from omegaconf import OmegaConf
@@ -62,18 +64,20 @@ def compose_spec(experiment: str, overrides=()):
     if isinstance(overrides, str):
         raise TypeError(f"overrides must be a list of Hydra overrides, got the string {overrides!r}; "
                         f"write overrides=[{overrides!r}]")
-    _check_known(experiment)
+    _check_known(experiment, config_dir)
+    extra = [f"hydra.searchpath=[file://{Path(config_dir).resolve()}]"] if config_dir is not None else []
     gh = GlobalHydra.instance()
     outer = gh.hydra if gh.is_initialized() else None  # called inside a Hydra app: compose beside it
     gh.clear()
     try:
         with initialize_config_dir(config_dir=str(conf_dir()), version_base="1.3"):
-            cfg = compose(config_name="config", overrides=[f"experiment={experiment}", *overrides])
+            cfg = compose(config_name="config", overrides=[*extra, f"experiment={experiment}", *overrides])
     finally:
         if outer is not None:
             GlobalHydra.instance().clear()
             GlobalHydra.instance().initialize(outer)
-    return build_spec(OmegaConf.to_container(cfg, resolve=True))
+    return build_spec(OmegaConf.to_container(cfg, resolve=True),
+                      config_dirs=[conf_dir()] + ([Path(config_dir)] if config_dir is not None else []))
 
 
 def current_rows(spec, store_dir: str | os.PathLike):
@@ -92,7 +96,7 @@ def current_rows(spec, store_dir: str | os.PathLike):
 
 def load(experiment: str, *, store_dir: str | os.PathLike | None = None, overrides=(),
          include_inner: bool = False, include_failed: bool = False, all_configs: bool = False,
-         **filters) -> pd.DataFrame:
+         config_dir: str | os.PathLike | None = None, **filters) -> pd.DataFrame:
     """Stored rows of ``experiment``, one per cell, as the report tables see them.
 
     Default: outer folds, status ``ok``, cells of the current config (``conf/experiment/<name>.yaml``
@@ -105,16 +109,17 @@ def load(experiment: str, *, store_dir: str | os.PathLike | None = None, overrid
     ``filters`` select by column equality, a list meaning "any of":
     ``load("eem_table4", dataset="heart", model=["EEM-rbf", "SVM-rbf"])``; a value that no row of
     the experiment has raises (with the values it has) instead of giving an empty frame.
+    ``config_dir``: a user's own config folder (as ``randml run --config-dir DIR``).
     """
     root = store_root(store_dir)
-    known = experiments()
+    known = experiments(config_dir)
     if experiment in known:
-        spec = compose_spec(experiment, overrides)
+        spec = compose_spec(experiment, overrides, config_dir)
         store = Store(root, spec.store)
     elif all_configs and (root / experiment).is_dir():
         spec, store = None, Store(root, experiment)
     else:
-        _check_known(experiment)
+        _check_known(experiment, config_dir)
     if not store.parts():
         where = ("store_dir argument" if store_dir is not None else
                  "$RANDML_STORE" if os.environ.get("RANDML_STORE") else "default: <project root>/results/store")
@@ -219,9 +224,9 @@ def make_target(experiment: str) -> str | None:
     return None
 
 
-def _check_known(experiment: str) -> None:
+def _check_known(experiment: str, config_dir=None) -> None:
     from .config import did_you_mean
-    known = experiments()
+    known = experiments(config_dir)
     if experiment not in known:
         raise ResultsError(f"unknown experiment {experiment!r}; {did_you_mean(experiment, known)}"
                            f"known experiments (conf/experiment/*.yaml): {', '.join(known)}")
