@@ -108,7 +108,7 @@ def _hydra(cmd: str, overrides: list[str]) -> None:
 
 
 def _data(args: list[str]) -> None:
-    """``randml data list | show NAME | fetch [NAME...] | catalog [--config-dir DIR]`` (randml_core/data/commands.py)."""
+    """``randml data list | show NAME | fetch [NAME...] | catalog [--config-dir DIR]`` (data/commands.py)."""
     from .data.commands import main as data_main
     raise SystemExit(data_main(args))
 

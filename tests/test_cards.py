@@ -140,7 +140,8 @@ def test_cli_data_list_and_show_see_the_card_only_with_config_dir(csv_conf, rand
     assert shown.returncode == 0, shown.stderr
     assert f"60 x 3, task binary, hash {load_dataset_from(csv_conf).data_hash}" in shown.stdout
     unknown = run("show", "tumours")
-    assert unknown.returncode == 2 and "unknown dataset 'tumours'" in unknown.stderr and "--config-dir" in unknown.stderr
+    assert unknown.returncode == 2
+    assert "unknown dataset 'tumours'" in unknown.stderr and "--config-dir" in unknown.stderr
     catalogued = run("catalog", "tumours", "--config-dir", str(csv_conf))
     assert catalogued.returncode == 0 and "35:25" in catalogued.stdout and "local-file" in catalogued.stdout
     helped = run("--help")
@@ -241,7 +242,8 @@ def test_card_with_a_shipped_source_kind_gives_the_shipped_data(tmp_path, cleanu
     register_cards([conf])
     ds, ref = load_dataset(name), load_dataset(shipped)
     assert ds.data_hash == ref.data_hash and ds.source_kind == ref.source_kind
-    assert ds.source.startswith(ref.source) and ds.source.endswith(f"; card '{(conf / 'dataset' / name).resolve()}.yaml'")
+    card = (conf / "dataset" / f"{name}.yaml").resolve()
+    assert ds.source.startswith(ref.source) and ds.source.endswith(f"; card '{card}'")
 
 
 # --------------------------------------------------------------------------- errors name the card, the key, the fix

@@ -226,7 +226,8 @@ def _source(path: Path, src, where: str = "source") -> Source | None:
     if kind == "sklearn":
         loader = src["loader"]
         if loader not in SKLEARN_LOADERS:
-            raise _fail(path, f"{where}.loader={loader!r} is not a bundled scikit-learn table{_hint(loader, SKLEARN_LOADERS)}",
+            raise _fail(path, f"{where}.loader={loader!r} is not a bundled scikit-learn table"
+                        f"{_hint(loader, SKLEARN_LOADERS)}",
                         f"use one of {', '.join(SKLEARN_LOADERS)} (downloads: kind openml)")
         return SklearnSource(loader)
     if kind == "keel":

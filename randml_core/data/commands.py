@@ -2,8 +2,8 @@
 
 Every subcommand takes ``--config-dir DIR`` (repeatable, before or after the subcommand): the dataset
 cards ``DIR/dataset/*.yaml`` are validated and registered first (:func:`~randml_core.data.cards.register_cards`),
-as ``randml run --config-dir DIR`` sees them. Exit status: 0 on success, 1 when ``fetch`` failed for
-any dataset, 2 for a usage, card or unknown-dataset error.
+as ``randml run --config-dir DIR`` sees them. Exit status: 0 on success, 1 when the data could not be
+read (``show`` / ``catalog``) or ``fetch`` failed for any dataset, 2 for a usage, card or unknown-dataset error.
 """
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ def _catalog(ns) -> int:
 
 def main(args: list[str]) -> int:
     """Run ``randml data <args>``; returns the exit status."""
-    from . import UnknownDatasetError
+    from . import DataSourceError, UnknownDatasetError
     from .cards import CardError, config_dirs, register_cards
 
     dirs, rest = _split_config_dirs(list(args))
@@ -125,7 +125,10 @@ def main(args: list[str]) -> int:
     try:
         register_cards(config_dirs(dirs))
         return {"list": _list, "show": _show, "fetch": _fetch, "catalog": _catalog}[command](ns)
-    except (CardError, UnknownDatasetError, ValueError) as exc:
+    except (CardError, UnknownDatasetError, ValueError) as exc:  # a bad card, name or value: a usage error
         msg = exc.args[0] if isinstance(exc, UnknownDatasetError) and exc.args else exc
         print(f"randml data {command}: {msg}", file=sys.stderr)
         return 2
+    except DataSourceError as exc:  # the data could not be read here (not installed, offline, corrupt cache)
+        print(f"randml data {command}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1

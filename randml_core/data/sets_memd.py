@@ -161,8 +161,8 @@ _GEN_SPECS = [
     ),
     DatasetSpec(
         name="text-like-2c", task="binary", papers=MEMD, group=TEXT, substitute_of="20ng-autos-motorcycles",
-        sources=[GeneratedSource("randml_core.data.generators_memd:make_text_like", n_docs=1600, n_words=8000, n_classes=2,
-                                 random_state=2, doc_length=80, n_topic_words=200, topic_boost=4.0)],
+        sources=[GeneratedSource("randml_core.data.generators_memd:make_text_like", n_docs=1600, n_words=8000,
+                                 n_classes=2, random_state=2, doc_length=80, n_topic_words=200, topic_boost=4.0)],
         expected={"n": 1600, "d": 8000, "class_counts": _balanced(1600, 2)},
         licence=GEN_LICENCE, citation=GEN_CIT.format(fn="make_text_like"),
         notes=STANDIN.format(orig="20ng-autos-motorcycles", shape="1600 x 8000 sparse, 2 classes",
@@ -171,8 +171,8 @@ _GEN_SPECS = [
     ),
     DatasetSpec(
         name="text-like-4c", task="multiclass", papers=MEMD, group=TEXT, substitute_of="20ng-rec-4",
-        sources=[GeneratedSource("randml_core.data.generators_memd:make_text_like", n_docs=3600, n_words=14000, n_classes=4,
-                                 random_state=4, doc_length=80, n_topic_words=200, topic_boost=4.0)],
+        sources=[GeneratedSource("randml_core.data.generators_memd:make_text_like", n_docs=3600, n_words=14000,
+                                 n_classes=4, random_state=4, doc_length=80, n_topic_words=200, topic_boost=4.0)],
         expected={"n": 3600, "d": 14000, "class_counts": _balanced(3600, 4)},
         licence=GEN_LICENCE, citation=GEN_CIT.format(fn="make_text_like"),
         notes=STANDIN.format(orig="20ng-rec-4", shape="3600 x 14000 sparse, 4 classes",
