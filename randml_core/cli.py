@@ -240,29 +240,9 @@ def _hydra(cmd: str, overrides: list[str]) -> int:
 
 
 def _data(args: list[str]) -> None:
-    from . import data
-    sub = args[0] if args else "list"
-    if sub == "list":
-        for name in data.list_datasets():
-            spec = data.get_spec(name)
-            print(f"{name:28s} {spec.task:10s} {','.join(spec.papers):12s} "
-                  f"{'substitute for ' + spec.substitute_of if spec.substitute_of else ''}")
-    elif sub == "show" and len(args) > 1:
-        ds = data.load_dataset(args[1])
-        print(f"{ds.name}: {ds.X.shape[0]} x {ds.X.shape[1]}, task {ds.task}, hash {ds.data_hash}\n"
-              f"source: {ds.source}\nnotes: {ds.notes}")
-    elif sub == "fetch":
-        names = args[1:] or data.list_datasets()
-        for name in names:
-            try:
-                print(f"{name}: {data.fetch(name)}")
-            except Exception as exc:  # keep going: report every dataset
-                print(f"{name}: FAILED ({type(exc).__name__}: {exc})")
-    elif sub == "catalog":
-        from .data.catalog import catalog_frame
-        print(catalog_frame().to_string())
-    else:
-        _fail(f"unknown data command {args!r}; use: randml data list | show NAME | fetch [NAME...] | catalog")
+    """``randml data list | show NAME | fetch [NAME...] | catalog [--config-dir DIR]`` (data/commands.py)."""
+    from .data.commands import main as data_main
+    raise SystemExit(data_main(args))
 
 
 def _compare_args(rest: list[str]) -> list[str]:

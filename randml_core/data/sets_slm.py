@@ -24,13 +24,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import SKLEARN_LICENCE, UCI_CIT, DatasetSpec, register
+from .citations import SKLEARN_LICENCE, UCI_CIT
+from .registry import DatasetSpec, register_table
 from .sources import (
     GeneratedSource,
     KeelSource,
     OpenMLSource,
     PackageFileSource,
-    SklearnFetchSource,
+    SklearnFetchSource,  # noqa: F401  (importable from here before the split)
+    SklearnFileFetchSource,
     SklearnSource,
     SyntheticSource,
 )
@@ -66,27 +68,6 @@ def categorical_to_numeric(features, labels):
         if isinstance(out[col].dtype, pd.CategoricalDtype):
             out[col] = pd.to_numeric(out[col].astype(str), errors="raise")
     return out, labels
-
-
-class SklearnFileFetchSource(SklearnFetchSource):
-    """A scikit-learn fetcher whose cache is one file in ``data_home`` (not a sub-directory),
-    e.g. ``fetch_california_housing`` -> ``<data_home>/cal_housing_py3.pkz``.
-
-    Works around ``SklearnFetchSource.is_cached``, which only recognises a non-empty directory
-    ``<data_home>/<cache_subdir>``: with a single cache file that test is never true, so an
-    offline run would call the data set unavailable although it is cached."""
-
-    def __init__(self, fetcher: str, cache_file: str, data_home=None):
-        super().__init__(fetcher, cache_file, data_home=data_home)
-
-    def is_cached(self) -> bool:
-        return self.cache_path().is_file()
-
-    def ensure_cached(self, name: str = "<dataset>", force: bool = False):
-        if force and self.cache_path().is_file():
-            self.cache_path().unlink()
-        self._call(name)
-        return self.cache_path()
 
 
 def read_comma_csv_last_target(path) -> tuple[np.ndarray, np.ndarray]:
@@ -226,5 +207,4 @@ SPECS: list[DatasetSpec] = [
     ),
 ]
 
-for _s in SPECS:
-    register(_s)
+register_table(SPECS, __name__)

@@ -153,6 +153,9 @@ class NewsgroupsSource(SklearnFetchSource):
         return (f"sklearn.datasets.fetch_20newsgroups(subset='all') groups {self.problem.title} "
                 f"(online; cache {self.cache_path()})")
 
+    def summary(self) -> str:
+        return f"sklearn.datasets.fetch_20newsgroups(subset='all') groups {self.problem.title} (online, cached)"
+
     def _call(self, name: str):
         download = not offline_mode()
         if not download and not self.is_cached():

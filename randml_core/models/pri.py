@@ -26,7 +26,8 @@ pri_reference_solve    -- dense spectral projected gradient solver (validation, 
 pri_fixed_point        -- Principe's classic PRI fixed-point iteration (moves the points).
 pri_objective          -- J(beta) of Eq. (10) from a dense V (small N).
 pri_potential_matrix   -- dense V (small N only; the SMO never builds it).
-make_pri_mixture       -- the paper's synthetic 2-D mixture of three Gaussians (Section 6.1).
+make_pri_mixture       -- the paper's synthetic 2-D mixture of three Gaussians (Section 6.1;
+                          defined in randml_core.data.generators_pri).
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+
+from ..data.generators_pri import make_pri_mixture  # noqa: F401  (re-exported)
 
 __all__ = [
     "PRISMO",
@@ -723,20 +726,3 @@ def pri_fixed_point(
             break
     objs.append(one_pass(Y)[0])
     return PRIFixedPointResult(Y, np.asarray(objs), done)
-
-
-# --------------------------------------------------------------------------- data
-def make_pri_mixture(n=1000, random_state=None):
-    """The paper's synthetic set (Section 6.1): 2-D mixture of three spherical Gaussians.
-
-    Centres (0, 0), (3, 3), (-6, 4); standard deviations 0.8, 1.2, 1; weights 0.2, 0.3,
-    0.5.  Component labels are drawn i.i.d. from the weights (a true mixture sample, so the
-    counts are multinomial).  Returns ``(X, y)`` with X of shape (n, 2), y the component.
-    """
-    rng = check_random_state(random_state)
-    n = int(n)
-    centres = np.array([[0.0, 0.0], [3.0, 3.0], [-6.0, 4.0]])
-    stds = np.array([0.8, 1.2, 1.0])
-    y = rng.choice(3, size=n, p=[0.2, 0.3, 0.5])
-    X = centres[y] + stds[y, None] * rng.standard_normal((n, 2))
-    return X, y

@@ -1,0 +1,134 @@
+"""``randml data list | show NAME | fetch [NAME...] | catalog`` (``randml_core.cli`` hands ``data`` here).
+
+Every subcommand takes ``--config-dir DIR`` (repeatable, before or after the subcommand): the dataset
+cards ``DIR/dataset/*.yaml`` are validated and registered first (:func:`~randml_core.data.cards.register_cards`),
+as ``randml run --config-dir DIR`` sees them. Exit status: 0 on success, 1 when the data could not be
+read (``show`` / ``catalog``) or ``fetch`` failed for any dataset, 2 for a usage, card or unknown-dataset error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+__all__ = ["main", "parser"]
+
+EPILOG = """examples:
+  randml data list                              every dataset, shipped and from the repo's cards
+  randml data list --config-dir ~/my-conf       also the cards in ~/my-conf/dataset/*.yaml
+  randml data show heart                        load it: shape, hash, source, notes
+  randml data fetch                             download every online copy into the cache (make data)
+  randml data catalog --config-dir ~/my-conf    the catalogue table, loading every dataset
+
+a dataset of your own: write a card DIR/dataset/NAME.yaml (name, task, source: {kind: csv, path, target};
+see randml_core/data/cards.py) and pass --config-dir DIR here and to `randml run`."""
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="randml data", description="List, describe, fetch and catalogue datasets.",
+                                epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--config-dir", metavar="DIR", action="append", default=[],
+                   help="a config dir with dataset cards DIR/dataset/*.yaml (repeatable)")
+    sub = p.add_subparsers(dest="command", metavar="{list,show,fetch,catalog}")
+    ls = sub.add_parser("list", help="registered datasets: name, task, papers, substitute, card")
+    ls.add_argument("--paper", help="only the datasets of one paper (eem, slm, memd, elmboost)")
+    ls.add_argument("--group", help="only one group of a paper's table (e.g. uci)")
+    show = sub.add_parser("show", help="load one dataset and print its shape, hash, source and notes")
+    show.add_argument("name")
+    show.add_argument("--source", default="auto", help="auto | offline | online | a source kind (default auto)")
+    fetch = sub.add_parser("fetch", help="download the online copies into the cache (exit 1 if any fails)")
+    fetch.add_argument("names", nargs="*", metavar="NAME", help="datasets to fetch (default: all)")
+    fetch.add_argument("--force", action="store_true", help="download again even if cached")
+    cat = sub.add_parser("catalog", help="the catalogue table (loads every dataset)")
+    cat.add_argument("names", nargs="*", metavar="NAME", help="datasets (default: all)")
+    for sp in (ls, show, fetch, cat):  # shown in each subcommand's help; the value is taken out beforehand
+        sp.add_argument("--config-dir", metavar="DIR", action="append", default=[],
+                        help="a config dir with dataset cards DIR/dataset/*.yaml (repeatable)")
+    return p
+
+
+def _split_config_dirs(args: list[str]) -> tuple[list[str], list[str]]:
+    """``--config-dir DIR`` / ``--config-dir=DIR`` anywhere in ``args`` -> (dirs, the other args)."""
+    dirs, rest, i = [], [], 0
+    while i < len(args):
+        a = args[i]
+        if a == "--config-dir" and i + 1 < len(args):
+            dirs.append(args[i + 1])
+            i += 2
+            continue
+        if a.startswith("--config-dir="):
+            dirs.append(a.split("=", 1)[1])
+        else:
+            rest.append(a)
+        i += 1
+    return dirs, rest
+
+
+def _list(ns) -> int:
+    from . import get_spec, list_datasets
+
+    for name in list_datasets(ns.paper, ns.group):
+        spec = get_spec(name)
+        sub = f"substitute for {spec.substitute_of}" if spec.substitute_of else ""
+        card = f"card {spec.card}" if spec.card is not None else ""
+        print(f"{name:28s} {spec.task:10s} {','.join(spec.papers):12s} {sub}{'  ' if sub and card else ''}{card}"
+              .rstrip())
+    return 0
+
+
+def _show(ns) -> int:
+    from . import load_dataset
+
+    ds = load_dataset(ns.name, source=ns.source)
+    print(f"{ds.name}: {ds.X.shape[0]} x {ds.X.shape[1]}, task {ds.task}, hash {ds.data_hash}\n"
+          f"source: {ds.source}\nnotes: {ds.notes}")
+    return 0
+
+
+def _fetch(ns) -> int:
+    from . import fetch, get_spec, list_datasets
+
+    names = ns.names or list_datasets()
+    for name in names:
+        get_spec(name)  # an unknown name is a usage error, before any download
+    failed = []
+    for name in names:
+        try:
+            print(f"{name}: {fetch(name, force=ns.force)}")
+        except Exception as exc:  # keep going: report every dataset
+            failed.append(name)
+            print(f"{name}: FAILED ({type(exc).__name__}: {exc})")
+    if failed:
+        print(f"randml data fetch: {len(failed)} of {len(names)} failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _catalog(ns) -> int:
+    import pandas as pd
+
+    from .catalog import catalog_frame
+
+    with pd.option_context("display.max_rows", 500, "display.width", 200, "display.max_colwidth", 60):
+        print(catalog_frame(ns.names or None).to_string())
+    return 0
+
+
+def main(args: list[str]) -> int:
+    """Run ``randml data <args>``; returns the exit status."""
+    from . import DataSourceError, UnknownDatasetError
+    from .cards import CardError, config_dirs, register_cards
+
+    dirs, rest = _split_config_dirs(list(args))
+    ns = parser().parse_args(rest or ["list"])  # `randml data` alone lists
+    command = ns.command
+    try:
+        register_cards(config_dirs(dirs))
+        return {"list": _list, "show": _show, "fetch": _fetch, "catalog": _catalog}[command](ns)
+    except (CardError, UnknownDatasetError, ValueError) as exc:  # a bad card, name or value: a usage error
+        msg = exc.args[0] if isinstance(exc, UnknownDatasetError) and exc.args else exc
+        print(f"randml data {command}: {msg}", file=sys.stderr)
+        return 2
+    except DataSourceError as exc:  # the data could not be read here (not installed, offline, corrupt cache)
+        print(f"randml data {command}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1

@@ -1,0 +1,197 @@
+"""What every source shares: the error types, :class:`LoadResult`, the :class:`Source` contract,
+where the download cache lives, and the offline switches (``RANDML_OFFLINE``, :func:`no_downloads`,
+``RANDML_SYSTEM_DATA``).
+
+A source has ``kind``, ``describe()`` (for provenance: versions and paths of this machine),
+``summary()`` (machine-independent, for the generated dataset cards), ``available()`` and
+``load_detailed(name) -> LoadResult``; :meth:`Source.load` returns just ``(X, y)``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.metadata
+import importlib.util
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+OFFLINE_KINDS = ("offline-package", "sklearn-bundled", "synthetic", "generated", "offline-debian", "local-file")
+ONLINE_KINDS = ("openml-cache", "openml-download", "zenodo-cache", "zenodo-download",
+                "sklearn-fetch-cache", "sklearn-fetch-download")
+FIX_CACHE = "`make data` (or `randml data fetch <name>`)"
+
+Prepare = Callable[[Any, Any], tuple[Any, Any]]
+
+
+class DataSourceError(RuntimeError):
+    """A source could not deliver its data; the message says why and how to fix it."""
+
+
+class SourceUnavailableError(DataSourceError):
+    """The source cannot be used here (package missing, or a download needed while offline)."""
+
+
+class CorruptCacheError(DataSourceError):
+    """A cache file is unreadable, fails its checksum, or was written for another source."""
+
+
+# --------------------------------------------------------------------------- locations
+
+
+def repo_root() -> Path:
+    """The repository root, found from this file's location (randml_core/data/sources/base.py)."""
+    return Path(__file__).resolve().parents[3]
+
+
+def data_cache_root() -> Path:
+    """``$RANDML_DATA_CACHE`` if set, else ``<repo>/datasets/cache``; read at call time."""
+    env = os.environ.get("RANDML_DATA_CACHE")
+    return Path(env).expanduser() if env else repo_root() / "datasets" / "cache"
+
+
+def openml_cache_dir() -> Path:
+    """Default OpenML cache directory: ``data_cache_root() / "openml"``."""
+    return data_cache_root() / "openml"
+
+
+def imbalanced_cache_dir() -> Path:
+    """Cache of imbalanced-learn's benchmark (:class:`ZenodoImbalancedSource`): ``data_cache_root() / "imbalanced"``."""
+    return data_cache_root() / "imbalanced"
+
+
+def sklearn_data_home() -> Path:
+    """``data_home`` handed to scikit-learn's downloaders (:class:`SklearnFetchSource`): ``data_cache_root() / "sklearn"``."""
+    return data_cache_root() / "sklearn"
+
+
+_NO_DOWNLOADS = 0  # depth of active no_downloads() blocks
+
+
+def offline_mode() -> bool:
+    """True when downloads are forbidden: ``RANDML_OFFLINE`` is ``1`` (or ``true``/``yes``), or
+    inside :func:`no_downloads`."""
+    return _NO_DOWNLOADS > 0 or os.environ.get("RANDML_OFFLINE", "").strip().lower() in {"1", "true", "yes"}
+
+
+def system_data_enabled() -> bool:
+    """False when ``RANDML_SYSTEM_DATA`` is ``0`` (or ``false``/``no``): optional data installed on
+    the machine by hand (a Debian data package) is then invisible, so a run or a test gives the same
+    answer on every machine. The test suite sets it (tests/conftest.py); so does the catalogue script."""
+    return os.environ.get("RANDML_SYSTEM_DATA", "").strip().lower() not in {"0", "false", "no"}
+
+
+@contextlib.contextmanager
+def no_downloads():
+    """Within the block, online sources use their local cache only (as with ``RANDML_OFFLINE=1``).
+
+    ``randml report`` and ``randml status`` read the store; they must neither wait on the network
+    nor fetch data a table does not need."""
+    global _NO_DOWNLOADS
+    _NO_DOWNLOADS += 1
+    try:
+        yield
+    finally:
+        _NO_DOWNLOADS -= 1
+
+
+def _dist_version(dist: str) -> str:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return "?"
+
+
+def _package_dir(module: str) -> Path | None:
+    """Directory of an installed package, located without importing it."""
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+
+@contextlib.contextmanager
+def _atomic_file(path: Path):
+    """Yield a binary file handle; on success the bytes replace ``path`` atomically.
+
+    The handle writes a temp file in ``path``'s directory; on leaving the block it is flushed,
+    fsync-ed and ``os.replace``-d onto ``path``. On any error the temp file is removed and
+    ``path`` is left as it was (absent or the previous version).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+# --------------------------------------------------------------------------- base
+
+
+@dataclass
+class LoadResult:
+    """Arrays plus provenance: the kind that served them, a human description, extra notes."""
+
+    X: np.ndarray
+    y: np.ndarray
+    kind: str
+    description: str
+    notes: str = ""
+    label_note: str = ""
+
+
+class Source:
+    """Base class. Subclasses set ``kind`` and implement describe/available/load_detailed."""
+
+    kind: str = "offline-package"
+    online: bool = False
+    #: data the machine may or may not have (a Debian package installed by hand), never installed by the
+    #: repo: hidden when :func:`system_data_enabled` is False
+    system: bool = False
+
+    def describe(self) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def available(self) -> bool:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def load_detailed(self, name: str = "<dataset>") -> LoadResult:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def load(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(X, y)`` as delivered by the source (before the registry's label mapping)."""
+        r = self.load_detailed()
+        return r.X, r.y
+
+    def summary(self) -> str:
+        """One line naming where the data comes from, the same on every machine (no versions, no paths):
+        written into the generated dataset cards (``conf/dataset/*.yaml``)."""
+        return f"{type(self).__name__} ({self.kind})"
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}: {self.describe()}>"
+
+
+def _prep_name(prepare: Prepare | None) -> str | None:
+    return None if prepare is None else getattr(prepare, "__name__", repr(prepare))
+
+
+
+def _callable_name(fn) -> str:
+    """``fn.__name__``, also for a ``functools.partial`` (its function's name)."""
+    return getattr(fn, "__name__", None) or getattr(getattr(fn, "func", None), "__name__", None) or repr(fn)
