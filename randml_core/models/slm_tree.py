@@ -24,6 +24,15 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 
+from .slm_split_kernels import (
+    class_histograms,
+    column_min_max,
+    entropy_terms,
+    mse_split_costs,
+    newton_split_costs,
+    weighted_histograms,
+)
+
 __all__ = [
     "SLMClassifier",
     "SLMRegressor",
@@ -52,6 +61,7 @@ class _EntropyCriterion:
         self.K = int(n_classes)
         self.min_samples_leaf = min_samples_leaf
         self.scale = 1.0
+        self._xl = None
 
     def node_stats(self, idx):
         return self.y[idx]
@@ -60,12 +70,16 @@ class _EntropyCriterion:
         counts = np.bincount(yn, minlength=self.K).astype(float)
         return np.concatenate([[counts.sum()], counts])
 
-    def hist(self, flat, n_cells, yn):
-        # One bincount for all (candidate, bin, class) cells at once.
-        code = flat * self.K + yn[:, None]
-        h = np.bincount(code.ravel(), minlength=n_cells * self.K).astype(float)
-        h = h.reshape(n_cells, self.K)
-        return np.concatenate([h.sum(axis=1, keepdims=True), h], axis=1)
+    def hist(self, P, bins, yn):
+        # (m, B, 1 + K): [count, class counts] of every (candidate, bin) cell.
+        return class_histograms(P, *bins, yn, self.K)
+
+    def split_costs(self, H):
+        """cost(left) + cost(right) for every bin boundary of H (m, B, 1 + K); inf if invalid."""
+        if self._xl is None:  # c log2 c for every possible count, by _xlog2x itself
+            self._xl = _xlog2x(np.arange(self.y.size + 1, dtype=float))
+        lc, lk, rc, rk, good = entropy_terms(H, self._xl, self.min_samples_leaf)
+        return np.where(good, (lc - lk.sum(axis=-1)) + (rc - rk.sum(axis=-1)), np.inf)
 
     def cost(self, sums):
         return _xlog2x(sums[..., 0]) - _xlog2x(sums[..., 1:]).sum(axis=-1)
@@ -99,15 +113,14 @@ class _MSECriterion:
         s, mu = node
         return np.concatenate([s.sum(axis=0), [mu]])
 
-    def hist(self, flat, n_cells, node):
+    def hist(self, P, bins, node):
+        # (m, B, 3): [count, sum yc, sum yc^2] of every (candidate, bin) cell.
         s, _ = node
-        out = np.empty((n_cells, 3))
-        fl = flat.ravel()
-        out[:, 0] = np.bincount(fl, minlength=n_cells)
-        for j in (1, 2):
-            w = np.broadcast_to(s[:, j : j + 1], flat.shape).ravel()
-            out[:, j] = np.bincount(fl, weights=w, minlength=n_cells)
-        return out
+        return weighted_histograms(P, *bins, np.ascontiguousarray(s[:, 1]), np.ascontiguousarray(s[:, 2]))
+
+    def split_costs(self, H):
+        """cost(left) + cost(right) for every bin boundary of H (m, B, 3); inf if invalid."""
+        return mse_split_costs(H, self.min_samples_leaf)
 
     def cost(self, sums):
         n = sums[..., 0]
@@ -147,14 +160,13 @@ class _NewtonCriterion:
     def totals(self, s):
         return s.sum(axis=0)
 
-    def hist(self, flat, n_cells, s):
-        out = np.empty((n_cells, 3))
-        fl = flat.ravel()
-        out[:, 0] = np.bincount(fl, minlength=n_cells)
-        for j in (1, 2):
-            w = np.broadcast_to(s[:, j : j + 1], flat.shape).ravel()
-            out[:, j] = np.bincount(fl, weights=w, minlength=n_cells)
-        return out
+    def hist(self, P, bins, s):
+        # (m, B, 3): [count, G, H] of every (candidate, bin) cell.
+        return weighted_histograms(P, *bins, np.ascontiguousarray(s[:, 1]), np.ascontiguousarray(s[:, 2]))
+
+    def split_costs(self, H):
+        """cost(left) + cost(right) for every bin boundary of H (m, B, 3); inf if invalid."""
+        return newton_split_costs(H, self.lam, self.min_samples_leaf, self.min_child_weight)
 
     def cost(self, sums):
         den = sums[..., 2] + self.lam
@@ -182,41 +194,26 @@ def _best_splits(P, crit, node, n_bins):
     Thresholds are t_b = min + b (max - min) / B, b = 1..B-1; left = {p < t_b}
     (Eq. 11), right = {p >= t_b} (Eq. 12).  Returns (total cost, threshold) per column;
     cost is +inf for a constant column or when no threshold gives two valid sides.
+
+    A sample's bin is the number of thresholds <= p: floor((p - min) / width) first,
+    then the entries within float error of a bin boundary are re-tested with the
+    comparisons p >= t_b used at prediction time (t_b recomputed with the very same
+    float operations as T).  The binning, the per-bin sums and the costs are the compiled
+    loops of :mod:`.slm_split_kernels` (same float operations as the numpy criteria).
     """
+    P = np.ascontiguousarray(P, dtype=float)
     n, m = P.shape
     B = int(n_bins)
-    pmin = P.min(axis=0)
-    pmax = P.max(axis=0)
+    pmin, pmax = column_min_max(P)
     width = (pmax - pmin) / B
     ok = pmax > pmin
     T = pmin[:, None] + width[:, None] * np.arange(1, B)[None, :]  # (m, B-1)
-    # bin index = number of thresholds <= p: floor() first, then the entries within
-    # float error of a bin boundary are re-tested with the comparisons p >= t_b used at
-    # prediction time (t_b recomputed with the very same float operations as T).
     safe_w = np.where(ok, width, 1.0)
-    q = (P - pmin) / safe_w
-    idx = np.floor(q)
     tol = 1e-9 + 8 * np.finfo(float).eps * (np.abs(pmin) + np.abs(pmax)) / safe_w
-    q -= idx
-    near = (q < tol) | (q > 1.0 - tol)
-    np.clip(idx, 0, B - 1, out=idx)
-    r, c = np.nonzero(near)
-    if r.size:
-        v, k = P[r, c], idx[r, c]
-        k -= (v < pmin[c] + width[c] * k) & (k > 0)
-        k += (v >= pmin[c] + width[c] * (k + 1)) & (k < B - 1)
-        idx[r, c] = k
-    idx = idx.astype(np.intp)
-    idx[:, ~ok] = 0
-    cols = np.arange(m)[None, :]
-    flat = idx + cols * B
-    H = crit.hist(flat, m * B, node).reshape(m, B, -1)
-    left = np.cumsum(H, axis=1)[:, :-1, :]  # (m, B-1, s): bins 0..b-1 go left
-    total = left[:, -1:, :] + H[:, -1:, :]
-    right = total - left
-    cost = crit.cost(left) + crit.cost(right)
-    good = crit.valid(left) & crit.valid(right) & ok[:, None]
-    cost = np.where(good, cost, np.inf)
+    H = crit.hist(P, (pmin, safe_w, width, tol, ok, B), node)  # (m, B, s)
+    # bins 0..b-1 go left; cost(left) + cost(right), inf where a side is not valid
+    cost = crit.split_costs(H)  # (m, B-1)
+    cost[~ok] = np.inf
     b = np.argmin(cost, axis=1)
     rows = np.arange(m)
     return cost[rows, b], T[rows, b]
@@ -229,8 +226,11 @@ def _best_splits_blocked(X, W, crit, node, n_bins):
     step = max(1, _BLOCK // max(n, 1))
     costs = np.empty(m)
     thrs = np.empty(m)
+    buf = np.empty(n * min(step, m))  # one output buffer for every block's product
     for s in range(0, m, step):
-        P = X @ W[s : s + step].T
+        Wb = W[s : s + step]
+        P = buf[: n * Wb.shape[0]].reshape(n, Wb.shape[0])
+        np.matmul(X, Wb.T, out=P)  # the same BLAS call as X @ Wb.T, written in place
         costs[s : s + step], thrs[s : s + step] = _best_splits(P, crit, node, n_bins)
     return costs, thrs
 

@@ -1,0 +1,225 @@
+"""Compiled inner loops of the SLM split search (the DFT histograms, Eqs. 11-15).
+
+Why hand-written: the split search bins every (sample, candidate projection) pair into
+one of B equal-width bins and sums per-bin statistics.  In numpy that is a dozen passes
+over an (n_samples, n_candidates) matrix plus ``np.bincount`` on index arrays as large;
+no library offers "per-column equal-width binning + per-bin weighted histogram" in one
+pass, so these loops are compiled with numba (lazily, on first call; cached on disk
+with ``cache=True``).
+
+Bit-for-bit contract with the numpy code they replace (kept as a slow reference in
+``tests/test_slm_reference.py``):
+
+* a value's bin is computed with the very same float operations, in the same order, as
+  the vectorised code: q = (p - min) / safe_width, k = floor(q), "near a boundary" when
+  q - k < tol or > 1 - tol, k clipped to [0, B - 1], near entries re-tested against
+  t_k = min + width * k and t_{k+1}, bin 0 for a constant column.  numba does not
+  contract a * b + c into an FMA unless fastmath is on, and it is off here;
+  ``error_model="numpy"`` only drops Python's division-by-zero check (no division by
+  zero can occur: safe_width > 0), which lets LLVM vectorise the per-row bin loop;
+* per-bin weighted sums are accumulated in increasing sample order, the order in which
+  ``np.bincount(flat.ravel(), weights=...)`` adds them over the row-major (n, m) index
+  matrix; counts are exact integers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["column_min_max", "class_histograms", "weighted_histograms"]
+
+_JIT = dict(cache=True, nogil=True, error_model="numpy")
+
+
+@njit(**_JIT)
+def column_min_max(P):
+    """(min, max) of every column of the non-empty 2-D array ``P`` (exact)."""
+    n, m = P.shape
+    lo = P[0].copy()
+    hi = P[0].copy()
+    for i in range(1, n):
+        row = P[i]
+        for j in range(m):
+            v = row[j]
+            l = lo[j]
+            h = hi[j]
+            lo[j] = v if v < l else l
+            hi[j] = v if v > h else h
+    return lo, hi
+
+
+@njit(**_JIT)
+def _row_bins(row, lo, sw, tl, tl1, top, kb, near):
+    # Vectorisable part: provisional bin floor(q) clipped to [0, top] and the near flag.
+    for j in range(row.shape[0]):
+        q = (row[j] - lo[j]) / sw[j]
+        k = np.floor(q)
+        f = q - k
+        kb[j] = 0.0 if k < 0.0 else (top if k > top else k)
+        near[j] = (f < tl[j]) | (f > tl1[j])
+
+
+@njit(**_JIT)
+def _fix_bin(v, k, lo, wd, ok, B):
+    # Rare part: re-test a near-boundary value with the thresholds' own float operations.
+    if not ok:
+        return 0
+    if v < lo + wd * k and k > 0:
+        k -= 1.0
+    if v >= lo + wd * (k + 1.0) and k < B - 1:
+        k += 1.0
+    return int(k)
+
+
+@njit(**_JIT)
+def class_histograms(P, lo, sw, wd, tl, ok, B, y, K):
+    """Per-column, per-bin class counts: (m, B, K + 1) float, column 0 = bin count.
+
+    ``lo, sw, wd, tl, ok`` are per-column min, safe bin width (1 for a constant column),
+    bin width, boundary tolerance and "column not constant"; ``y`` holds codes 0..K-1.
+    """
+    n, m = P.shape
+    C = np.zeros((m * B, K + 1), dtype=np.int64)
+    kb = np.empty(m)
+    near = np.empty(m, dtype=np.bool_)
+    tl1 = 1.0 - tl
+    top = float(B - 1)
+    for i in range(n):
+        row = P[i]
+        _row_bins(row, lo, sw, tl, tl1, top, kb, near)
+        c = y[i] + 1
+        for j in range(m):
+            k = _fix_bin(row[j], kb[j], lo[j], wd[j], ok[j], B) if near[j] else int(kb[j])
+            C[j * B + k, c] += 1
+    for r in range(m * B):
+        s = 0
+        for c in range(1, K + 1):
+            s += C[r, c]
+        C[r, 0] = s
+    return C.astype(np.float64).reshape(m, B, K + 1)
+
+
+@njit(**_JIT)
+def weighted_histograms(P, lo, sw, wd, tl, ok, B, a, b):
+    """Per-column, per-bin [count, sum a, sum b]: (m, B, 3) float, sums in sample order."""
+    n, m = P.shape
+    H = np.zeros((m * B, 3))
+    kb = np.empty(m)
+    near = np.empty(m, dtype=np.bool_)
+    tl1 = 1.0 - tl
+    top = float(B - 1)
+    for i in range(n):
+        row = P[i]
+        _row_bins(row, lo, sw, tl, tl1, top, kb, near)
+        ai = a[i]
+        bi = b[i]
+        for j in range(m):
+            k = _fix_bin(row[j], kb[j], lo[j], wd[j], ok[j], B) if near[j] else int(kb[j])
+            r = j * B + k
+            H[r, 0] += 1.0
+            H[r, 1] += ai
+            H[r, 2] += bi
+    return H.reshape(m, B, 3)
+
+
+# --------------------------------------------------------------------------------------
+# From histograms to split costs.  left = cumsum over bins 0..b-1 (np.cumsum order),
+# total = left[B - 2] + H[B - 1], right = total - left; every cost below is the same
+# element-wise formula as the criterion's numpy ``cost`` (no reduction order involved).
+# --------------------------------------------------------------------------------------
+@njit(**_JIT)
+def _left_total(H, j):
+    B, s = H.shape[1], H.shape[2]
+    tot = H[j, 0].copy()
+    for b in range(1, B - 1):
+        for c in range(s):
+            tot[c] = tot[c] + H[j, b, c]
+    for c in range(s):
+        tot[c] = tot[c] + H[j, B - 1, c]
+    return tot
+
+
+@njit(**_JIT)
+def entropy_terms(H, xl, min_leaf):
+    """x log2 x of left / right counts, looked up in ``xl`` (xl[c] = c log2 c, by numpy).
+
+    Returns (left count term (m, B-1), left class terms (m, B-1, K), right count term,
+    right class terms, valid) so that numpy can sum the class terms over the last axis
+    exactly as ``_EntropyCriterion.cost`` does.
+    """
+    m, B, s = H.shape
+    K = s - 1
+    lc = np.empty((m, B - 1))
+    rc = np.empty((m, B - 1))
+    lk = np.empty((m, B - 1, K))
+    rk = np.empty((m, B - 1, K))
+    good = np.empty((m, B - 1), dtype=np.bool_)
+    left = np.empty(s)
+    for j in range(m):
+        tot = _left_total(H, j)
+        for b in range(B - 1):
+            for c in range(s):
+                left[c] = H[j, 0, c] if b == 0 else left[c] + H[j, b, c]
+            r0 = tot[0] - left[0]
+            lc[j, b] = xl[int(left[0])]
+            rc[j, b] = xl[int(r0)]
+            for c in range(K):
+                lk[j, b, c] = xl[int(left[c + 1])]
+                rk[j, b, c] = xl[int(tot[c + 1] - left[c + 1])]
+            good[j, b] = (left[0] >= min_leaf) & (r0 >= min_leaf)
+    return lc, lk, rc, rk, good
+
+
+@njit(**_JIT)
+def _mse_cost(n, s1, s2):
+    c = s2 - (s1 * s1 / n if n > 0 else 0.0)
+    return c if (c >= 0.0 or c != c) else 0.0
+
+
+@njit(**_JIT)
+def mse_split_costs(H, min_leaf):
+    """cost(left) + cost(right) of _MSECriterion, +inf where a side is too small."""
+    m, B, _ = H.shape
+    out = np.empty((m, B - 1))
+    for j in range(m):
+        tot = _left_total(H, j)
+        l0, l1, l2 = H[j, 0, 0], H[j, 0, 1], H[j, 0, 2]
+        for b in range(B - 1):
+            if b > 0:
+                l0 = l0 + H[j, b, 0]
+                l1 = l1 + H[j, b, 1]
+                l2 = l2 + H[j, b, 2]
+            r0, r1, r2 = tot[0] - l0, tot[1] - l1, tot[2] - l2
+            if l0 >= min_leaf and r0 >= min_leaf:
+                out[j, b] = _mse_cost(l0, l1, l2) + _mse_cost(r0, r1, r2)
+            else:
+                out[j, b] = np.inf
+    return out
+
+
+@njit(**_JIT)
+def _newton_cost(g, h, lam):
+    den = h + lam
+    return -0.5 * (g * g) / den if den > 0 else 0.0
+
+
+@njit(**_JIT)
+def newton_split_costs(H, lam, min_leaf, min_child_weight):
+    """cost(left) + cost(right) of _NewtonCriterion, +inf where a side is not valid."""
+    m, B, _ = H.shape
+    out = np.empty((m, B - 1))
+    for j in range(m):
+        tot = _left_total(H, j)
+        l0, l1, l2 = H[j, 0, 0], H[j, 0, 1], H[j, 0, 2]
+        for b in range(B - 1):
+            if b > 0:
+                l0 = l0 + H[j, b, 0]
+                l1 = l1 + H[j, b, 1]
+                l2 = l2 + H[j, b, 2]
+            r0, r1, r2 = tot[0] - l0, tot[1] - l1, tot[2] - l2
+            if l0 >= min_leaf and r0 >= min_leaf and l2 >= min_child_weight and r2 >= min_child_weight:
+                out[j, b] = _newton_cost(l1, l2, lam) + _newton_cost(r1, r2, lam)
+            else:
+                out[j, b] = np.inf
+    return out

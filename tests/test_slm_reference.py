@@ -1,0 +1,264 @@
+"""The compiled SLM split search against the pure-numpy one it replaced.
+
+``_ref_best_splits`` / ``_ref_best_splits_blocked`` / ``_ref_hist`` below are the
+vectorised numpy split search (DFT of Eqs. 11-15 on every candidate projection) as it was
+before the numba kernels of ``randml_core.models.slm_split_kernels``: a full float
+(n, m) bin-index matrix, a near-boundary re-test, and ``np.bincount`` histograms.  The
+fast code must give bit-identical histograms, costs and thresholds, and whole trees /
+forests / boosted ensembles grown with either must be identical node for node, with
+identical predictions.  Nothing here is a stored output of our own code: every expected
+value is recomputed by the reference.
+"""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris, load_wine, make_classification
+
+from randml_core.models import slm_tree
+from randml_core.models.slm import (
+    SLMBoostClassifier,
+    SLMBoostRegressor,
+    SLMClassifier,
+    SLMForestClassifier,
+    SLMForestRegressor,
+    SLMRegressor,
+)
+from randml_core.models.slm_tree import _EntropyCriterion, _MSECriterion, _NewtonCriterion
+
+
+# ----------------------------------------------------------------- the slow reference
+def _ref_hist(crit, flat, n_cells, node):
+    """Per-cell sums with np.bincount over the row-major flattening of ``flat``."""
+    if isinstance(crit, _EntropyCriterion):
+        code = flat * crit.K + node[:, None]
+        h = np.bincount(code.ravel(), minlength=n_cells * crit.K).astype(float)
+        h = h.reshape(n_cells, crit.K)
+        return np.concatenate([h.sum(axis=1, keepdims=True), h], axis=1)
+    s = node[0] if isinstance(crit, _MSECriterion) else node
+    out = np.empty((n_cells, 3))
+    fl = flat.ravel()
+    out[:, 0] = np.bincount(fl, minlength=n_cells)
+    for j in (1, 2):
+        w = np.broadcast_to(s[:, j : j + 1], flat.shape).ravel()
+        out[:, j] = np.bincount(fl, weights=w, minlength=n_cells)
+    return out
+
+
+def _ref_bins(P, n_bins):
+    """(bin index matrix, per-column min, width, ok, thresholds), all in numpy."""
+    B = int(n_bins)
+    pmin = P.min(axis=0)
+    pmax = P.max(axis=0)
+    width = (pmax - pmin) / B
+    ok = pmax > pmin
+    T = pmin[:, None] + width[:, None] * np.arange(1, B)[None, :]
+    safe_w = np.where(ok, width, 1.0)
+    q = (P - pmin) / safe_w
+    idx = np.floor(q)
+    tol = 1e-9 + 8 * np.finfo(float).eps * (np.abs(pmin) + np.abs(pmax)) / safe_w
+    q -= idx
+    near = (q < tol) | (q > 1.0 - tol)
+    np.clip(idx, 0, B - 1, out=idx)
+    r, c = np.nonzero(near)
+    if r.size:
+        v, k = P[r, c], idx[r, c]
+        k -= (v < pmin[c] + width[c] * k) & (k > 0)
+        k += (v >= pmin[c] + width[c] * (k + 1)) & (k < B - 1)
+        idx[r, c] = k
+    idx = idx.astype(np.intp)
+    idx[:, ~ok] = 0
+    return idx, ok, T
+
+
+def _ref_H(P, crit, node, n_bins):
+    idx, ok, T = _ref_bins(P, n_bins)
+    m, B = P.shape[1], int(n_bins)
+    flat = idx + np.arange(m)[None, :] * B
+    return _ref_hist(crit, flat, m * B, node).reshape(m, B, -1), ok, T
+
+
+def _ref_best_splits(P, crit, node, n_bins):
+    H, ok, T = _ref_H(P, crit, node, n_bins)
+    m = P.shape[1]
+    left = np.cumsum(H, axis=1)[:, :-1, :]
+    total = left[:, -1:, :] + H[:, -1:, :]
+    right = total - left
+    cost = crit.cost(left) + crit.cost(right)
+    good = crit.valid(left) & crit.valid(right) & ok[:, None]
+    cost = np.where(good, cost, np.inf)
+    b = np.argmin(cost, axis=1)
+    rows = np.arange(m)
+    return cost[rows, b], T[rows, b]
+
+
+def _ref_best_splits_blocked(X, W, crit, node, n_bins):
+    n, m = X.shape[0], W.shape[0]
+    step = max(1, slm_tree._BLOCK // max(n, 1))
+    costs, thrs = np.empty(m), np.empty(m)
+    for s in range(0, m, step):
+        P = X @ W[s : s + step].T
+        costs[s : s + step], thrs[s : s + step] = _ref_best_splits(P, crit, node, n_bins)
+    return costs, thrs
+
+
+@pytest.fixture
+def reference_split_search(monkeypatch):
+    """Context in which every SLM tree grows with the reference split search."""
+
+    def use():
+        monkeypatch.setattr(slm_tree, "_best_splits", _ref_best_splits)
+        monkeypatch.setattr(slm_tree, "_best_splits_blocked", _ref_best_splits_blocked)
+
+    return use
+
+
+# ------------------------------------------------------------------------ test inputs
+def _criteria(rng, n, K=3):
+    y = rng.randint(0, K, n)
+    y[:K] = np.arange(K)
+    ent = _EntropyCriterion(y, K, 1)
+    mse = _MSECriterion(rng.randn(n) * 3 + 1, 2)
+    g, h = rng.randn(n), rng.rand(n) * 0.25
+    newton = _NewtonCriterion(g, h, 1.0, 1, 0.5)
+    idx = np.arange(n)
+    return [(ent, ent.node_stats(idx)), (mse, mse.node_stats(idx)), (newton, newton.node_stats(idx))]
+
+
+def _matrices():
+    rng = np.random.RandomState(0)
+    yield "gaussian", rng.randn(500, 40)
+    # integer values on [0, 16]: with B = 16 many samples sit exactly on a threshold
+    Z = rng.randint(0, 17, size=(300, 12)).astype(float)
+    Z[0], Z[1] = 0, 16
+    yield "ties-on-thresholds", Z
+    # a constant column, a two-valued column, a column with one outlier
+    C = rng.randn(200, 5)
+    C[:, 1] = 3.25
+    C[:, 2] = np.where(rng.rand(200) < 0.5, -1.0, 2.0)
+    C[:, 3] = 0.0
+    C[7, 3] = 1e-300
+    yield "constant-and-degenerate", C
+    # large offset: thresholds far from zero, float error in min + b * width matters
+    yield "large-offset", 1e8 + rng.rand(400, 6) * 1e-3
+    # thresholds recomputed: values placed exactly at min + b * width
+    lo, wd = -0.3, 0.7 / 16
+    E = lo + wd * rng.randint(0, 17, size=(250, 4)).astype(float)
+    yield "exact-boundaries", E
+    yield "tiny-2", rng.randn(2, 7)
+    yield "tiny-3", np.array([[0.0, 1.0], [1.0, 1.0], [2.0, 1.0]])
+    yield "projections", rng.randn(400, 8) @ rng.randint(-10, 11, size=(8, 60)).astype(float)
+
+
+@pytest.mark.parametrize("name,P", list(_matrices()), ids=[n for n, _ in _matrices()])
+@pytest.mark.parametrize("n_bins", [2, 16, 37])
+def test_histograms_costs_thresholds_are_bit_identical(name, P, n_bins):
+    rng = np.random.RandomState(len(name) + n_bins)
+    for crit, node in _criteria(rng, P.shape[0], K=2 if P.shape[0] < 3 else 3):
+        H_ref, ok, T = _ref_H(P, crit, node, n_bins)
+        pmin, pmax = slm_tree.column_min_max(np.ascontiguousarray(P))
+        np.testing.assert_array_equal(pmin, P.min(axis=0))
+        np.testing.assert_array_equal(pmax, P.max(axis=0))
+        width = (pmax - pmin) / n_bins
+        safe_w = np.where(ok, width, 1.0)
+        tol = 1e-9 + 8 * np.finfo(float).eps * (np.abs(pmin) + np.abs(pmax)) / safe_w
+        H = crit.hist(np.ascontiguousarray(P), (pmin, safe_w, width, tol, ok, n_bins), node)
+        assert H.shape == H_ref.shape
+        np.testing.assert_array_equal(H, H_ref)  # counts and sums to the last bit
+        c_ref, t_ref = _ref_best_splits(P, crit, node, n_bins)
+        c, t = slm_tree._best_splits(P, crit, node, n_bins)
+        np.testing.assert_array_equal(c, c_ref)
+        np.testing.assert_array_equal(t, t_ref)
+
+
+def test_fortran_ordered_input_gives_the_same_splits():
+    P = np.asfortranarray(np.random.RandomState(1).randn(100, 9))
+    crit, node = _criteria(np.random.RandomState(2), 100)[0]
+    for got, want in zip(slm_tree._best_splits(P, crit, node, 16), _ref_best_splits(P, crit, node, 16)):
+        np.testing.assert_array_equal(got, want)
+
+
+# ----------------------------------------------------------------- whole models, seeds
+def _tree_arrays(t):
+    """Every stored number of a fitted _SLMTree, in node order."""
+    out = [t.value, t.depth, t.n_samples]
+    for i in range(t.node_count):
+        for a in (t.features[i], t.weights[i], t.thresholds[i], t.children[i]):
+            out.append(np.array([]) if a is None else a)
+    return out
+
+
+def _assert_same_trees(a, b):
+    assert a.node_count == b.node_count
+    for x, y in zip(_tree_arrays(a), _tree_arrays(b)):
+        np.testing.assert_array_equal(x, y)
+
+
+def _trees(est):
+    if hasattr(est, "tree_"):
+        return [est.tree_]
+    if isinstance(est.estimators_[0], list):  # boosting: rounds x outputs
+        return [t for rnd in est.estimators_ for t in rnd]
+    return [e.tree_ for e in est.estimators_]
+
+
+def _outputs(est, X):
+    out = [est.predict(X)]
+    if hasattr(est, "predict_proba"):
+        out.append(est.predict_proba(X))
+    return out
+
+
+def _datasets():
+    X, y = load_iris(return_X_y=True)
+    yield "iris", X, y, "clf"
+    X, y = load_wine(return_X_y=True)
+    yield "wine", X, y, "clf"
+    X, y = load_breast_cancer(return_X_y=True)
+    yield "breast_cancer", X[::2], y[::2], "clf"
+    X, y = make_classification(400, n_features=10, n_informative=6, n_redundant=2, random_state=0)
+    yield "make_classification", X, y, "clf"
+    X, y = load_diabetes(return_X_y=True)
+    yield "diabetes", X[::2], y[::2], "reg"
+    rng = np.random.RandomState(5)
+    Xt = rng.randint(0, 4, size=(120, 5)).astype(float)  # heavy ties, duplicate rows
+    Xt[:, 2] = 1.0  # a constant feature
+    yield "ties-constant", Xt, (Xt[:, 0] + Xt[:, 1] + rng.randint(0, 2, 120) > 3).astype(int), "clf"
+    yield "ties-constant-reg", Xt, Xt[:, 0] * 2.0 - Xt[:, 3] + rng.randn(120) * 0.1, "reg"
+    yield "tiny", np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [3.0, 1.0], [4.0, 0.5]]), np.array(
+        [0, 1, 0, 1, 1]
+    ), "clf"
+
+
+def _models(kind, seed):
+    common = dict(n_projections=120, random_state=seed)
+    if kind == "clf":
+        return [
+            SLMClassifier(n_discriminant=0.6, **common),
+            SLMClassifier(min_samples_leaf=3, n_bins=8, max_hyperplanes=2, **common),
+            SLMForestClassifier(n_estimators=3, **common),
+            SLMBoostClassifier(n_estimators=4, **common),
+        ]
+    return [
+        SLMRegressor(min_samples_split=5, **common),
+        SLMForestRegressor(n_estimators=2, max_depth=6, **common),
+        SLMBoostRegressor(n_estimators=4, **common),
+    ]
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+@pytest.mark.parametrize("name,X,y,kind", list(_datasets()), ids=[d[0] for d in _datasets()])
+def test_models_match_the_reference_split_search(name, X, y, kind, seed, reference_split_search):
+    fast = [m.fit(X, y) for m in _models(kind, seed)]
+    Xq = np.vstack([X, X[:20] + 0.01 * np.random.RandomState(seed).randn(min(20, len(X)), X.shape[1])])
+    fast_out = [_outputs(m, Xq) for m in fast]
+    reference_split_search()
+    slow = [m.fit(X, y) for m in _models(kind, seed)]
+    for f, s, fo in zip(fast, slow, fast_out):
+        tf, ts = _trees(f), _trees(s)
+        assert len(tf) == len(ts)
+        for a, b in zip(tf, ts):
+            _assert_same_trees(a, b)
+        for x, z in zip(fo, _outputs(s, Xq)):
+            np.testing.assert_array_equal(x, z)
+    # the reference really was swapped in (and the fast code out)
+    assert slm_tree._best_splits is _ref_best_splits
