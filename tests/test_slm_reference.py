@@ -113,15 +113,20 @@ def reference_split_search(monkeypatch):
 
 
 # ------------------------------------------------------------------------ test inputs
-def _criteria(rng, n, K=3):
-    y = rng.randint(0, K, n)
-    y[:K] = np.arange(K)
-    ent = _EntropyCriterion(y, K, 1)
-    mse = _MSECriterion(rng.randn(n) * 3 + 1, 2)
+def _criteria(rng, n):
+    """Every criterion in the settings that take different code paths."""
+    out = []
+    for K in (2, 3, 5):
+        if n >= K:
+            y = rng.randint(0, K, n)
+            y[:K] = np.arange(K)
+            out.append(_EntropyCriterion(y, K, 1 if K != 3 else 4))
+    out.append(_MSECriterion(rng.randn(n) * 3 + 1, 2))
     g, h = rng.randn(n), rng.rand(n) * 0.25
-    newton = _NewtonCriterion(g, h, 1.0, 1, 0.5)
+    out.append(_NewtonCriterion(g, h, 1.0, 1, 0.5))  # counts implied by min_child_weight
+    out.append(_NewtonCriterion(g, h, 0.5, 3, 0.0))  # counts needed
     idx = np.arange(n)
-    return [(ent, ent.node_stats(idx)), (mse, mse.node_stats(idx)), (newton, newton.node_stats(idx))]
+    return [(c, c.node_stats(idx)) for c in out]
 
 
 def _matrices():
@@ -153,7 +158,7 @@ def _matrices():
 @pytest.mark.parametrize("n_bins", [2, 16, 37])
 def test_histograms_costs_thresholds_are_bit_identical(name, P, n_bins):
     rng = np.random.RandomState(len(name) + n_bins)
-    for crit, node in _criteria(rng, P.shape[0], K=2 if P.shape[0] < 3 else 3):
+    for crit, node in _criteria(rng, P.shape[0]):
         H_ref, ok, T = _ref_H(P, crit, node, n_bins)
         pmin, pmax = slm_tree.column_min_max(np.ascontiguousarray(P))
         np.testing.assert_array_equal(pmin, P.min(axis=0))
@@ -163,6 +168,8 @@ def test_histograms_costs_thresholds_are_bit_identical(name, P, n_bins):
         tol = 1e-9 + 8 * np.finfo(float).eps * (np.abs(pmin) + np.abs(pmax)) / safe_w
         H = crit.hist(np.ascontiguousarray(P), (pmin, safe_w, width, tol, ok, n_bins), node)
         assert H.shape == H_ref.shape
+        if getattr(crit, "_counts_implied", False):  # column 0 (counts) is not accumulated
+            H, H_ref = H[..., 1:], H_ref[..., 1:]
         np.testing.assert_array_equal(H, H_ref)  # counts and sums to the last bit
         c_ref, t_ref = _ref_best_splits(P, crit, node, n_bins)
         c, t = slm_tree._best_splits(P, crit, node, n_bins)

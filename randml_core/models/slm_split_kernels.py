@@ -27,9 +27,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["column_min_max", "class_histograms", "weighted_histograms"]
+__all__ = [
+    "column_min_max",
+    "class_histograms",
+    "weighted_histograms",
+    "entropy_terms",
+    "entropy_split_costs_binary",
+    "mse_split_costs",
+    "newton_split_costs",
+    "canonical_rows",
+]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
+_INLINE = dict(_JIT, inline="always")  # small helpers: compiled into their callers
 
 
 @njit(**_JIT)
@@ -49,18 +59,7 @@ def column_min_max(P):
     return lo, hi
 
 
-@njit(**_JIT)
-def _row_bins(row, lo, sw, tl, tl1, top, kb, near):
-    # Vectorisable part: provisional bin floor(q) clipped to [0, top] and the near flag.
-    for j in range(row.shape[0]):
-        q = (row[j] - lo[j]) / sw[j]
-        k = np.floor(q)
-        f = q - k
-        kb[j] = 0.0 if k < 0.0 else (top if k > top else k)
-        near[j] = (f < tl[j]) | (f > tl1[j])
-
-
-@njit(**_JIT)
+@njit(**_INLINE)
 def _fix_bin(v, k, lo, wd, ok, B):
     # Rare part: re-test a near-boundary value with the thresholds' own float operations.
     if not ok:
@@ -72,6 +71,39 @@ def _fix_bin(v, k, lo, wd, ok, B):
     return int(k)
 
 
+_ROWS = 64  # rows binned at once before their histogram updates
+
+
+@njit(**_JIT)
+def _chunk_cells(P, r0, r1, lo, sw, wd, tl, tl1, ok, B, cells):
+    """cells[i - r0, j] = j * B + bin of P[i, j] for rows r0..r1-1.
+
+    The first loop is the vectorisable common case (floor, clip, near flag per row); a
+    row with a near-boundary entry is redone entry by entry with the exact re-test.
+    """
+    m = P.shape[1]
+    top = float(B - 1)
+    for i in range(r0, r1):
+        row = P[i]
+        out = cells[i - r0]
+        near = False
+        for j in range(m):
+            q = (row[j] - lo[j]) / sw[j]
+            k = np.floor(q)
+            f = q - k
+            k = 0.0 if k < 0.0 else (top if k > top else k)
+            out[j] = j * B + np.int64(k)
+            near |= (f < tl[j]) | (f > tl1[j])
+        if near:
+            for j in range(m):
+                q = (row[j] - lo[j]) / sw[j]
+                k = np.floor(q)
+                f = q - k
+                if (f < tl[j]) | (f > tl1[j]):
+                    k = 0.0 if k < 0.0 else (top if k > top else k)
+                    out[j] = j * B + _fix_bin(row[j], k, lo[j], wd[j], ok[j], B)
+
+
 @njit(**_JIT)
 def class_histograms(P, lo, sw, wd, tl, ok, B, y, K):
     """Per-column, per-bin class counts: (m, B, K + 1) float, column 0 = bin count.
@@ -81,17 +113,16 @@ def class_histograms(P, lo, sw, wd, tl, ok, B, y, K):
     """
     n, m = P.shape
     C = np.zeros((m * B, K + 1), dtype=np.int64)
-    kb = np.empty(m)
-    near = np.empty(m, dtype=np.bool_)
+    cells = np.empty((_ROWS, m), dtype=np.int64)
     tl1 = 1.0 - tl
-    top = float(B - 1)
-    for i in range(n):
-        row = P[i]
-        _row_bins(row, lo, sw, tl, tl1, top, kb, near)
-        c = y[i] + 1
-        for j in range(m):
-            k = _fix_bin(row[j], kb[j], lo[j], wd[j], ok[j], B) if near[j] else int(kb[j])
-            C[j * B + k, c] += 1
+    for r0 in range(0, n, _ROWS):
+        r1 = min(n, r0 + _ROWS)
+        _chunk_cells(P, r0, r1, lo, sw, wd, tl, tl1, ok, B, cells)
+        for i in range(r0, r1):
+            c = y[i] + 1
+            row = cells[i - r0]
+            for j in range(m):
+                C[row[j], c] += 1
     for r in range(m * B):
         s = 0
         for c in range(1, K + 1):
@@ -101,25 +132,28 @@ def class_histograms(P, lo, sw, wd, tl, ok, B, y, K):
 
 
 @njit(**_JIT)
-def weighted_histograms(P, lo, sw, wd, tl, ok, B, a, b):
-    """Per-column, per-bin [count, sum a, sum b]: (m, B, 3) float, sums in sample order."""
+def weighted_histograms(P, lo, sw, wd, tl, ok, B, a, b, counts=True):
+    """Per-column, per-bin [count, sum a, sum b]: (m, B, 3) float, sums in sample order.
+
+    ``counts=False`` leaves column 0 at zero (for a caller that does not need it).
+    """
     n, m = P.shape
     H = np.zeros((m * B, 3))
-    kb = np.empty(m)
-    near = np.empty(m, dtype=np.bool_)
+    cells = np.empty((_ROWS, m), dtype=np.int64)
     tl1 = 1.0 - tl
-    top = float(B - 1)
-    for i in range(n):
-        row = P[i]
-        _row_bins(row, lo, sw, tl, tl1, top, kb, near)
-        ai = a[i]
-        bi = b[i]
-        for j in range(m):
-            k = _fix_bin(row[j], kb[j], lo[j], wd[j], ok[j], B) if near[j] else int(kb[j])
-            r = j * B + k
-            H[r, 0] += 1.0
-            H[r, 1] += ai
-            H[r, 2] += bi
+    for r0 in range(0, n, _ROWS):
+        r1 = min(n, r0 + _ROWS)
+        _chunk_cells(P, r0, r1, lo, sw, wd, tl, tl1, ok, B, cells)
+        for i in range(r0, r1):
+            ai = a[i]
+            bi = b[i]
+            row = cells[i - r0]
+            for j in range(m):
+                r = row[j]
+                if counts:
+                    H[r, 0] += 1.0
+                H[r, 1] += ai
+                H[r, 2] += bi
     return H.reshape(m, B, 3)
 
 
@@ -128,7 +162,7 @@ def weighted_histograms(P, lo, sw, wd, tl, ok, B, a, b):
 # total = left[B - 2] + H[B - 1], right = total - left; every cost below is the same
 # element-wise formula as the criterion's numpy ``cost`` (no reduction order involved).
 # --------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**_INLINE)
 def _left_total(H, j):
     B, s = H.shape[1], H.shape[2]
     tot = H[j, 0].copy()
@@ -171,7 +205,7 @@ def entropy_terms(H, xl, min_leaf):
     return lc, lk, rc, rk, good
 
 
-@njit(**_JIT)
+@njit(**_INLINE)
 def _mse_cost(n, s1, s2):
     c = s2 - (s1 * s1 / n if n > 0 else 0.0)
     return c if (c >= 0.0 or c != c) else 0.0
@@ -198,7 +232,7 @@ def mse_split_costs(H, min_leaf):
     return out
 
 
-@njit(**_JIT)
+@njit(**_INLINE)
 def _newton_cost(g, h, lam):
     den = h + lam
     return -0.5 * (g * g) / den if den > 0 else 0.0
@@ -223,3 +257,67 @@ def newton_split_costs(H, lam, min_leaf, min_child_weight):
             else:
                 out[j, b] = np.inf
     return out
+
+
+@njit(**_JIT)
+def entropy_split_costs_binary(H, xl, min_leaf):
+    """cost(left) + cost(right) of _EntropyCriterion for K = 2 classes, inf if invalid.
+
+    With two classes numpy's ``.sum(axis=-1)`` of the class terms is the single addition
+    t1 + t2 (all terms are >= +0), so the whole cost is element-wise and done here.
+    """
+    m, B, _ = H.shape
+    out = np.empty((m, B - 1))
+    for j in range(m):
+        tot = _left_total(H, j)
+        l0, l1, l2 = H[j, 0, 0], H[j, 0, 1], H[j, 0, 2]
+        for b in range(B - 1):
+            if b > 0:
+                l0 = l0 + H[j, b, 0]
+                l1 = l1 + H[j, b, 1]
+                l2 = l2 + H[j, b, 2]
+            r0, r1, r2 = tot[0] - l0, tot[1] - l1, tot[2] - l2
+            if l0 >= min_leaf and r0 >= min_leaf:
+                cl = xl[int(l0)] - (xl[int(l1)] + xl[int(l2)])
+                cr = xl[int(r0)] - (xl[int(r1)] + xl[int(r2)])
+                out[j, b] = cl + cr
+            else:
+                out[j, b] = np.inf
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# Candidate directions: integer rows reduced to a canonical representative (Sec. II-B2).
+# --------------------------------------------------------------------------------------
+@njit(**_INLINE)
+def _gcd(a, b):
+    while b:
+        a, b = b, a % b
+    return a
+
+
+@njit(**_JIT)
+def canonical_rows(C):
+    """Non-zero rows of the int64 matrix C divided by their gcd, first non-zero entry
+    made positive; returns (rows, largest |entry|).  Integer arithmetic only."""
+    n, d = C.shape
+    out = np.empty((n, d), dtype=np.int64)
+    r = 0
+    amax = 0
+    for i in range(n):
+        g = 0
+        first = 0
+        for k in range(d):
+            v = abs(C[i, k])
+            if v != 0 and g == 0:
+                first = C[i, k]
+            g = _gcd(v, g) if g else v
+        if g == 0:
+            continue
+        s = 1 if first > 0 else -1
+        for k in range(d):
+            v = s * (C[i, k] // g)
+            out[r, k] = v
+            amax = max(amax, abs(v))
+        r += 1
+    return out[:r], amax

@@ -27,6 +27,8 @@ from threadpoolctl import ThreadpoolController
 from .slm_split_kernels import (
     class_histograms,
     column_min_max,
+    canonical_rows,
+    entropy_split_costs_binary,
     entropy_terms,
     mse_split_costs,
     newton_split_costs,
@@ -78,6 +80,8 @@ class _EntropyCriterion:
         """cost(left) + cost(right) for every bin boundary of H (m, B, 1 + K); inf if invalid."""
         if self._xl is None:  # c log2 c for every possible count, by _xlog2x itself
             self._xl = _xlog2x(np.arange(self.y.size + 1, dtype=float))
+        if self.K == 2:
+            return entropy_split_costs_binary(H, self._xl, self.min_samples_leaf)
         lc, lk, rc, rk, good = entropy_terms(H, self._xl, self.min_samples_leaf)
         return np.where(good, (lc - lk.sum(axis=-1)) + (rc - rk.sum(axis=-1)), np.inf)
 
@@ -161,12 +165,21 @@ class _NewtonCriterion:
         return s.sum(axis=0)
 
     def hist(self, P, bins, s):
-        # (m, B, 3): [count, G, H] of every (candidate, bin) cell.
-        return weighted_histograms(P, *bins, np.ascontiguousarray(s[:, 1]), np.ascontiguousarray(s[:, 2]))
+        # (m, B, 3): [count, G, H] of every (candidate, bin) cell.  With min_samples_leaf
+        # <= 1 and min_child_weight > 0 the count test is implied (an empty side has
+        # H = 0 < min_child_weight), so the counts are not accumulated.
+        return weighted_histograms(
+            P, *bins, np.ascontiguousarray(s[:, 1]), np.ascontiguousarray(s[:, 2]), not self._counts_implied
+        )
+
+    @property
+    def _counts_implied(self):
+        return self.min_samples_leaf <= 1 and self.min_child_weight > 0
 
     def split_costs(self, H):
         """cost(left) + cost(right) for every bin boundary of H (m, B, 3); inf if invalid."""
-        return newton_split_costs(H, self.lam, self.min_samples_leaf, self.min_child_weight)
+        min_leaf = 0 if self._counts_implied else self.min_samples_leaf
+        return newton_split_costs(H, self.lam, min_leaf, self.min_child_weight)
 
     def cost(self, sums):
         den = sums[..., 2] + self.lam
@@ -271,17 +284,13 @@ def _envelope(n_dims, scale, decay):
 
 
 def _canonical_directions(C):
-    """Drop zero rows; divide by the gcd; first non-zero entry positive; unique rows.
+    """Drop zero rows; divide by the gcd; first non-zero entry positive; unique rows,
+    in lexicographic order.
 
     a and c*a (c != 0) give the same hyperplane family, so they are tested once.
     """
-    C = C[np.any(C != 0, axis=1)]
-    g = np.gcd.reduce(np.abs(C), axis=1)
-    C = C // g[:, None]
-    first = np.argmax(C != 0, axis=1)
-    sign = np.sign(C[np.arange(len(C)), first])
-    C = C * sign[:, None]
-    base = 2 * int(np.abs(C).max(initial=0)) + 1
+    C, amax = canonical_rows(np.ascontiguousarray(C, dtype=np.int64))
+    base = 2 * int(amax) + 1
     if C.shape[1] * math.log2(base) < 62:  # encode rows as one int64 key: fast unique
         key = (C + base // 2) @ (base ** np.arange(C.shape[1] - 1, -1, -1, dtype=np.int64))
         _, first_rows = np.unique(key, return_index=True)
