@@ -10,6 +10,8 @@ identical predictions.  Nothing here is a stored output of our own code: every e
 value is recomputed by the reference.
 """
 
+import math
+
 import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris, load_wine, make_classification
@@ -101,6 +103,23 @@ def _ref_best_splits_blocked(X, W, crit, node, n_bins):
     return costs, thrs
 
 
+def _ref_canonical_directions(C):
+    """Candidate pool reduction in numpy: drop zero rows, divide by the gcd, first
+    non-zero entry positive, unique rows (sorted)."""
+    C = C[np.any(C != 0, axis=1)]
+    g = np.gcd.reduce(np.abs(C), axis=1)
+    C = C // g[:, None]
+    first = np.argmax(C != 0, axis=1)
+    sign = np.sign(C[np.arange(len(C)), first])
+    C = C * sign[:, None]
+    base = 2 * int(np.abs(C).max(initial=0)) + 1
+    if C.shape[1] * math.log2(base) < 62:
+        key = (C + base // 2) @ (base ** np.arange(C.shape[1] - 1, -1, -1, dtype=np.int64))
+        _, first_rows = np.unique(key, return_index=True)
+        return C[first_rows]
+    return np.unique(C, axis=0)
+
+
 @pytest.fixture
 def reference_split_search(monkeypatch):
     """Context in which every SLM tree grows with the reference split search."""
@@ -108,6 +127,7 @@ def reference_split_search(monkeypatch):
     def use():
         monkeypatch.setattr(slm_tree, "_best_splits", _ref_best_splits)
         monkeypatch.setattr(slm_tree, "_best_splits_blocked", _ref_best_splits_blocked)
+        monkeypatch.setattr(slm_tree, "_canonical_directions", _ref_canonical_directions)
 
     return use
 
@@ -166,6 +186,8 @@ def test_histograms_costs_thresholds_are_bit_identical(name, P, n_bins):
         width = (pmax - pmin) / n_bins
         safe_w = np.where(ok, width, 1.0)
         tol = 1e-9 + 8 * np.finfo(float).eps * (np.abs(pmin) + np.abs(pmax)) / safe_w
+        for got, want in zip(slm_tree.bin_setup(pmin, pmax, n_bins), (width, safe_w, tol, ok)):
+            np.testing.assert_array_equal(got, want)
         H = crit.hist(np.ascontiguousarray(P), (pmin, safe_w, width, tol, ok, n_bins), node)
         assert H.shape == H_ref.shape
         if getattr(crit, "_counts_implied", False):  # column 0 (counts) is not accumulated
@@ -175,6 +197,22 @@ def test_histograms_costs_thresholds_are_bit_identical(name, P, n_bins):
         c, t = slm_tree._best_splits(P, crit, node, n_bins)
         np.testing.assert_array_equal(c, c_ref)
         np.testing.assert_array_equal(t, t_ref)
+
+
+def test_canonical_directions_match_the_numpy_reduction():
+    rng = np.random.RandomState(0)
+    for t in range(200):
+        d, n, A = rng.randint(1, 12), rng.randint(0, 300), rng.randint(1, 12)
+        C = rng.randint(-A, A + 1, size=(n, d)).astype(np.int64)
+        if t % 5 == 0:
+            C[::3] = 0  # zero rows are dropped
+        if t % 7 == 0:
+            C = np.vstack([C, -4 * C])  # multiples collapse onto one direction
+        got, want = slm_tree._canonical_directions(C), _ref_canonical_directions(C)
+        assert got.dtype == want.dtype == np.int64
+        np.testing.assert_array_equal(got, want)
+    big = rng.randint(-(10**6), 10**6, size=(40, 9)).astype(np.int64)  # no int64 key: np.unique rows
+    np.testing.assert_array_equal(slm_tree._canonical_directions(big), _ref_canonical_directions(big))
 
 
 def test_fortran_ordered_input_gives_the_same_splits():
@@ -244,6 +282,7 @@ def _models(kind, seed):
             SLMClassifier(min_samples_leaf=3, n_bins=8, max_hyperplanes=2, **common),
             SLMForestClassifier(n_estimators=3, **common),
             SLMBoostClassifier(n_estimators=4, **common),
+            SLMBoostClassifier(n_estimators=3, min_child_weight=0.0, min_samples_leaf=2, **common),
         ]
     return [
         SLMRegressor(min_samples_split=5, **common),
@@ -269,3 +308,4 @@ def test_models_match_the_reference_split_search(name, X, y, kind, seed, referen
             np.testing.assert_array_equal(x, z)
     # the reference really was swapped in (and the fast code out)
     assert slm_tree._best_splits is _ref_best_splits
+    assert slm_tree._canonical_directions is _ref_canonical_directions

@@ -29,6 +29,8 @@ from numba import njit
 
 __all__ = [
     "column_min_max",
+    "bin_setup",
+    "best_per_column",
     "class_histograms",
     "weighted_histograms",
     "entropy_terms",
@@ -57,6 +59,54 @@ def column_min_max(P):
             lo[j] = v if v < l else l
             hi[j] = v if v > h else h
     return lo, hi
+
+
+@njit(**_JIT)
+def bin_setup(lo, hi, B):
+    """Per-column (width, safe width, tolerance, ok) of B equal bins on [lo, hi].
+
+    width = (hi - lo) / B; ok = hi > lo; safe width = width, or 1 for a constant column;
+    tol = 1e-9 + 8 eps (|lo| + |hi|) / safe width: the float error allowed on the bin
+    coordinate before a value is re-tested against the thresholds themselves.
+    """
+    m = lo.shape[0]
+    wd = np.empty(m)
+    sw = np.empty(m)
+    tl = np.empty(m)
+    ok = np.empty(m, dtype=np.bool_)
+    c = 8.0 * np.finfo(np.float64).eps
+    for j in range(m):
+        wd[j] = (hi[j] - lo[j]) / B
+        ok[j] = hi[j] > lo[j]
+        sw[j] = wd[j] if ok[j] else 1.0
+        tl[j] = 1e-9 + c * (abs(lo[j]) + abs(hi[j])) / sw[j]
+    return wd, sw, tl, ok
+
+
+@njit(**_JIT)
+def best_per_column(cost, ok, lo, wd):
+    """Lowest cost of every row of ``cost`` (m, B-1) and its threshold lo + wd (b + 1).
+
+    The first minimum wins (np.argmin); a constant column (not ok) gets +inf and the
+    first threshold.
+    """
+    m, nb = cost.shape
+    best = np.empty(m)
+    thr = np.empty(m)
+    for j in range(m):
+        b = 0
+        v = np.inf if not ok[j] else cost[j, 0]
+        if ok[j] and v == v:
+            for t in range(1, nb):
+                c = cost[j, t]
+                if c != c:  # NaN is the minimum for np.argmin
+                    b, v = t, c
+                    break
+                if c < v:
+                    b, v = t, c
+        best[j] = v
+        thr[j] = lo[j] + wd[j] * (b + 1)
+    return best, thr
 
 
 @njit(**_INLINE)

@@ -25,6 +25,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 
 from .slm_split_kernels import (
+    best_per_column,
+    bin_setup,
     class_histograms,
     column_min_max,
     canonical_rows,
@@ -216,20 +218,15 @@ def _best_splits(P, crit, node, n_bins):
     """
     P = np.ascontiguousarray(P, dtype=float)
     n, m = P.shape
+    if n == 0:
+        raise ValueError("the split search needs at least one sample, got an empty (0, m) matrix")
     B = int(n_bins)
     pmin, pmax = column_min_max(P)
-    width = (pmax - pmin) / B
-    ok = pmax > pmin
-    T = pmin[:, None] + width[:, None] * np.arange(1, B)[None, :]  # (m, B-1)
-    safe_w = np.where(ok, width, 1.0)
-    tol = 1e-9 + 8 * np.finfo(float).eps * (np.abs(pmin) + np.abs(pmax)) / safe_w
+    width, safe_w, tol, ok = bin_setup(pmin, pmax, B)
     H = crit.hist(P, (pmin, safe_w, width, tol, ok, B), node)  # (m, B, s)
     # bins 0..b-1 go left; cost(left) + cost(right), inf where a side is not valid
     cost = crit.split_costs(H)  # (m, B-1)
-    cost[~ok] = np.inf
-    b = np.argmin(cost, axis=1)
-    rows = np.arange(m)
-    return cost[rows, b], T[rows, b]
+    return best_per_column(cost, ok, pmin, width)  # first arg-min b, t_b = min + width b
 
 
 def _best_splits_blocked(X, W, crit, node, n_bins):
