@@ -3,14 +3,17 @@
 ``_ref_best_splits`` / ``_ref_best_splits_blocked`` / ``_ref_hist`` below are the
 vectorised numpy split search (DFT of Eqs. 11-15 on every candidate projection) as it was
 before the numba kernels of ``randml_core.models.slm_split_kernels``: a full float
-(n, m) bin-index matrix, a near-boundary re-test, and ``np.bincount`` histograms.  The
-fast code must give bit-identical histograms, costs and thresholds, and whole trees /
-forests / boosted ensembles grown with either must be identical node for node, with
-identical predictions.  Nothing here is a stored output of our own code: every expected
-value is recomputed by the reference.
+(n, m) bin-index matrix, a near-boundary re-test, and ``np.bincount`` histograms;
+``_ref_canonical_directions``, ``_ref_grow_tree_impl`` and ``_ref_apply`` are the numpy
+candidate-pool reduction, tree growth and sample routing of the same version.  The fast
+code must give bit-identical histograms, costs and thresholds, and whole trees / forests
+/ boosted ensembles grown with either must be identical node for node, with identical
+predictions.  Nothing here is a stored output of our own code: every expected value is
+recomputed by the reference.
 """
 
 import math
+from collections import deque
 
 import numpy as np
 import pytest
@@ -120,14 +123,95 @@ def _ref_canonical_directions(C):
     return np.unique(C, axis=0)
 
 
+def _ref_grow_tree_impl(X, crit, p, rng):
+    """Breadth-first growth with the reference search and argsort / unique / split
+    partitions of a node's samples into its cells."""
+    n, D = X.shape
+    d0 = slm_tree._resolve_d0(p["n_discriminant"], D)
+    envelope_full = slm_tree._envelope(d0, p["envelope_scale"], p["envelope_decay"])
+    tree = slm_tree._SLMTree()
+    max_depth = np.inf if p["max_depth"] is None else p["max_depth"]
+    eps = 1e-12 * crit.scale
+    root_idx = np.arange(n)
+    node = crit.node_stats(root_idx)
+    tot = crit.totals(node)
+    queue = deque([(tree.add_node(0, crit.value(tot), n), root_idx, node, tot)])
+    while queue:
+        nid, idx, node, tot = queue.popleft()
+        depth = tree.depth[nid]
+        ns = idx.size
+        if depth >= max_depth or ns < p["min_samples_split"] or crit.loss(tot) <= p["min_loss"] + eps:
+            continue
+        Xn = X[idx]
+        parent = crit.cost(tot)
+        need = p.get("min_gain", 0.0) + 1e-9 * abs(parent) + eps * ns
+        fcost, _ = _ref_best_splits(Xn, crit, node, p["n_bins"])
+        forder = np.argsort(fcost, kind="stable")
+        forder = forder[np.isfinite(fcost[forder])][:d0]
+        if forder.size == 0:
+            continue
+        C = slm_tree._candidate_coefficients(
+            forder.size, envelope_full[: forder.size], p["alpha"], p["n_selected"], p["n_projections"], rng
+        )
+        W = C / np.linalg.norm(C, axis=1, keepdims=True)
+        Xs = Xn[:, forder]
+        costs, thrs = _ref_best_splits_blocked(Xs, W, crit, node, p["n_bins"])
+        costs = np.where(parent - costs > need, costs, np.inf)
+        sel = slm_tree._select_minimax(W, costs, p["n_pool"], p["cos_threshold"], p["max_hyperplanes"])
+        if sel.size == 0:
+            continue
+        Wsel, bsel = W[sel], thrs[sel]
+        codes = slm_tree.route_codes(Xs @ Wsel.T, bsel)
+        order = np.argsort(codes, kind="stable")
+        ids, starts = np.unique(codes[order], return_index=True)
+        if ids.size < 2:
+            continue
+        tree.features[nid] = forder
+        tree.weights[nid] = Wsel
+        tree.thresholds[nid] = bsel
+        children = np.full(1 << sel.size, -1, dtype=np.intp)
+        for code, part in zip(ids, np.split(idx[order], starts[1:])):
+            cnode = crit.node_stats(part)
+            ctot = crit.totals(cnode)
+            cid = tree.add_node(depth + 1, crit.value(ctot), part.size)
+            children[code] = cid
+            queue.append((cid, part, cnode, ctot))
+        tree.children[nid] = children
+    return tree.finalize()
+
+
+def _ref_apply(self, X):
+    """_SLMTree.apply with argsort / unique / split."""
+    out = np.zeros(X.shape[0], dtype=np.intp)
+    stack = [(0, np.arange(X.shape[0]))]
+    while stack:
+        i, idx = stack.pop()
+        if self.children[i] is None or idx.size == 0:
+            out[idx] = i
+            continue
+        codes = slm_tree.route_codes(X[np.ix_(idx, self.features[i])] @ self.weights[i].T, self.thresholds[i])
+        child = self.children[i][codes]
+        miss = child < 0
+        out[idx[miss]] = i
+        idx, child = idx[~miss], child[~miss]
+        order = np.argsort(child, kind="stable")
+        idx, child = idx[order], child[order]
+        ids, starts = np.unique(child, return_index=True)
+        for c, part in zip(ids, np.split(idx, starts[1:])):
+            stack.append((int(c), part))
+    return out
+
+
 @pytest.fixture
 def reference_split_search(monkeypatch):
-    """Context in which every SLM tree grows with the reference split search."""
+    """Context in which every SLM tree grows, and routes samples, with the reference."""
 
     def use():
         monkeypatch.setattr(slm_tree, "_best_splits", _ref_best_splits)
         monkeypatch.setattr(slm_tree, "_best_splits_blocked", _ref_best_splits_blocked)
         monkeypatch.setattr(slm_tree, "_canonical_directions", _ref_canonical_directions)
+        monkeypatch.setattr(slm_tree, "_grow_tree_impl", _ref_grow_tree_impl)
+        monkeypatch.setattr(slm_tree._SLMTree, "apply", _ref_apply)
 
     return use
 
@@ -309,3 +393,13 @@ def test_models_match_the_reference_split_search(name, X, y, kind, seed, referen
     # the reference really was swapped in (and the fast code out)
     assert slm_tree._best_splits is _ref_best_splits
     assert slm_tree._canonical_directions is _ref_canonical_directions
+    assert slm_tree._grow_tree_impl is _ref_grow_tree_impl
+
+
+def test_group_by_code_is_a_stable_argsort():
+    rng = np.random.RandomState(0)
+    for n, k in ((0, 1), (1, 2), (50, 2), (1000, 8), (333, 64)):
+        codes = rng.randint(0, k, n).astype(np.intp)
+        order, counts = slm_tree.group_by_code(codes, k)
+        np.testing.assert_array_equal(order, np.argsort(codes, kind="stable"))
+        np.testing.assert_array_equal(counts, np.bincount(codes, minlength=k))

@@ -38,6 +38,7 @@ __all__ = [
     "mse_split_costs",
     "newton_split_costs",
     "canonical_rows",
+    "group_by_code",
 ]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
@@ -371,3 +372,26 @@ def canonical_rows(C):
             amax = max(amax, abs(v))
         r += 1
     return out[:r], amax
+
+
+@njit(**_JIT)
+def group_by_code(codes, n_codes):
+    """Stable counting sort of ``codes`` (ints in [0, n_codes)): (order, counts).
+
+    ``order`` is the permutation np.argsort(codes, kind="stable") returns; the rows of
+    code k are order[sum(counts[:k]) : sum(counts[:k + 1])], in their original order.
+    """
+    counts = np.zeros(n_codes, dtype=np.int64)
+    for i in range(codes.shape[0]):
+        counts[codes[i]] += 1
+    pos = np.empty(n_codes, dtype=np.int64)
+    s = 0
+    for k in range(n_codes):
+        pos[k] = s
+        s += counts[k]
+    order = np.empty(codes.shape[0], dtype=np.int64)
+    for i in range(codes.shape[0]):
+        c = codes[i]
+        order[pos[c]] = i
+        pos[c] += 1
+    return order, counts

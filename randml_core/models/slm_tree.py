@@ -32,6 +32,7 @@ from .slm_split_kernels import (
     canonical_rows,
     entropy_split_costs_binary,
     entropy_terms,
+    group_by_code,
     mse_split_costs,
     newton_split_costs,
     weighted_histograms,
@@ -403,16 +404,18 @@ class _SLMTree:
             if self.children[i] is None or idx.size == 0:
                 out[idx] = i
                 continue
+            kids = self.children[i]
             codes = route_codes(X[np.ix_(idx, self.features[i])] @ self.weights[i].T, self.thresholds[i])
-            child = self.children[i][codes]
-            miss = child < 0
-            out[idx[miss]] = i
-            idx, child = idx[~miss], child[~miss]
-            order = np.argsort(child, kind="stable")
-            idx, child = idx[order], child[order]
-            ids, starts = np.unique(child, return_index=True)
-            for c, part in zip(ids, np.split(idx, starts[1:])):
-                stack.append((int(c), part))
+            # rows grouped by cell, each group in its order in idx (a stable sort)
+            order, counts = group_by_code(codes, kids.size)
+            idx = idx[order]
+            ends = np.cumsum(counts)
+            for code in np.flatnonzero(counts):
+                part = idx[ends[code] - counts[code] : ends[code]]
+                if kids[code] < 0:  # empty at training time: the parent's prediction
+                    out[part] = i
+                else:
+                    stack.append((int(kids[code]), part))
         return out
 
     def predict_value(self, X):
@@ -523,15 +526,15 @@ def _grow_tree_impl(X, crit, p, rng):
             continue
         Wsel, bsel = W[sel], thrs[sel]
         codes = route_codes(Xs @ Wsel.T, bsel)
-        order = np.argsort(codes, kind="stable")
-        ids, starts = np.unique(codes[order], return_index=True)
+        order, counts = group_by_code(codes, 1 << sel.size)  # stable: rows keep their order
+        ids = np.flatnonzero(counts)
         if ids.size < 2:
             continue
         tree.features[nid] = forder
         tree.weights[nid] = Wsel
         tree.thresholds[nid] = bsel
         children = np.full(1 << sel.size, -1, dtype=np.intp)
-        for code, part in zip(ids, np.split(idx[order], starts[1:])):
+        for code, part in zip(ids, np.split(idx[order], np.cumsum(counts[ids])[:-1])):
             cnode = crit.node_stats(part)
             ctot = crit.totals(cnode)
             cid = tree.add_node(depth + 1, crit.value(ctot), part.size)
