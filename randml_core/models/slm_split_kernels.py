@@ -126,11 +126,13 @@ _ROWS = 64  # rows binned at once before their histogram updates
 
 
 @njit(**_JIT)
-def _chunk_cells(P, r0, r1, lo, sw, wd, tl, tl1, ok, B, cells):
-    """cells[i - r0, j] = j * B + bin of P[i, j] for rows r0..r1-1.
+def _chunk_cells(P, r0, r1, lo, sw, wd, tl, tl1, ok, B, base, cells):
+    """cells[i - r0, j] = j * B + bin of P[i, j] for rows r0..r1-1 (base[j] = j * B).
 
     The first loop is the vectorisable common case (floor, clip, near flag per row); a
     row with a near-boundary entry is redone entry by entry with the exact re-test.
+    Cell ids are int32 (AVX2 converts doubles to int32 in vectors, not to int64); the
+    (m * B, s) histogram they index could not be allocated long before m * B nears 2^31.
     """
     m = P.shape[1]
     top = float(B - 1)
@@ -143,7 +145,7 @@ def _chunk_cells(P, r0, r1, lo, sw, wd, tl, tl1, ok, B, cells):
             k = np.floor(q)
             f = q - k
             k = 0.0 if k < 0.0 else (top if k > top else k)
-            out[j] = j * B + np.int64(k)
+            out[j] = base[j] + np.int32(k)
             near |= (f < tl[j]) | (f > tl1[j])
         if near:
             for j in range(m):
@@ -152,7 +154,7 @@ def _chunk_cells(P, r0, r1, lo, sw, wd, tl, tl1, ok, B, cells):
                 f = q - k
                 if (f < tl[j]) | (f > tl1[j]):
                     k = 0.0 if k < 0.0 else (top if k > top else k)
-                    out[j] = j * B + _fix_bin(row[j], k, lo[j], wd[j], ok[j], B)
+                    out[j] = base[j] + _fix_bin(row[j], k, lo[j], wd[j], ok[j], B)
 
 
 @njit(**_JIT)
@@ -164,11 +166,12 @@ def class_histograms(P, lo, sw, wd, tl, ok, B, y, K):
     """
     n, m = P.shape
     C = np.zeros((m * B, K + 1), dtype=np.int64)
-    cells = np.empty((_ROWS, m), dtype=np.int64)
+    cells = np.empty((_ROWS, m), dtype=np.int32)
+    base = (np.arange(m) * B).astype(np.int32)
     tl1 = 1.0 - tl
     for r0 in range(0, n, _ROWS):
         r1 = min(n, r0 + _ROWS)
-        _chunk_cells(P, r0, r1, lo, sw, wd, tl, tl1, ok, B, cells)
+        _chunk_cells(P, r0, r1, lo, sw, wd, tl, tl1, ok, B, base, cells)
         for i in range(r0, r1):
             c = y[i] + 1
             row = cells[i - r0]
@@ -190,11 +193,12 @@ def weighted_histograms(P, lo, sw, wd, tl, ok, B, a, b, counts=True):
     """
     n, m = P.shape
     H = np.zeros((m * B, 3))
-    cells = np.empty((_ROWS, m), dtype=np.int64)
+    cells = np.empty((_ROWS, m), dtype=np.int32)
+    base = (np.arange(m) * B).astype(np.int32)
     tl1 = 1.0 - tl
     for r0 in range(0, n, _ROWS):
         r1 = min(n, r0 + _ROWS)
-        _chunk_cells(P, r0, r1, lo, sw, wd, tl, tl1, ok, B, cells)
+        _chunk_cells(P, r0, r1, lo, sw, wd, tl, tl1, ok, B, base, cells)
         for i in range(r0, r1):
             ai = a[i]
             bi = b[i]
