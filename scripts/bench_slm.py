@@ -13,11 +13,11 @@ The numba kernels of the split search are compiled before timing (a tiny warm-up
 of that compilation for a fresh process is measured separately in subprocesses: once with an empty
 numba cache (first use on a machine) and once with the cache filled.
 
-    python scripts/bench_slm.py [--sizes 1000 10000 100000] [--repeats 3] [--profile]
+    python scripts/bench_slm.py [--sizes 1000 10000 100000] [--repeats 3] [--profile [--profile-n N]]
                                 [--out results/tables/bench_slm.md]
 
-``--profile`` adds the top functions (cProfile, CPU time) of one fit of each SLM model at the
-smallest size. Text below the line ``<!-- notes -->`` in the output file is kept across runs.
+``--profile`` adds the top functions (cProfile, CPU time) of one fit of each SLM model at
+``--profile-n`` samples (default: the largest size). Text below the line ``<!-- notes -->`` in the output file is kept across runs.
 """
 from __future__ import annotations
 
@@ -139,7 +139,8 @@ def main(argv=None) -> int:
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     ap.add_argument("--repeats", type=int, default=3, help="fits per timing (median) for n <= --repeat-max-n")
     ap.add_argument("--repeat-max-n", type=int, default=10000)
-    ap.add_argument("--profile", action="store_true", help="add a cProfile summary at the smallest size")
+    ap.add_argument("--profile", action="store_true", help="add a cProfile summary of one fit per SLM model")
+    ap.add_argument("--profile-n", type=int, default=None, help="training size of the profile (default: largest)")
     ap.add_argument("--out", default=str(ROOT / "results" / "tables" / "bench_slm.md"))
     args = ap.parse_args(argv)
 
@@ -166,10 +167,11 @@ def main(argv=None) -> int:
                 print(f"n={n:>7} SLM {name:<6} {w_slm:8.3f}s ({c_slm:7.3f} cpu)  {base_name:<18} "
                       f"{w_base:7.3f}s ({c_base:6.3f} cpu)  ratio {w_slm / w_base:6.1f}x wall, "
                       f"{c_slm / c_base:6.1f}x cpu  acc {acc_slm:.3f} / {acc_base:.3f}", flush=True)
-        prof = profile_lines(min(args.sizes)) if args.profile else []
+        prof = profile_lines(args.profile_n or max(args.sizes)) if args.profile else []
     lines = ["# SLM fit-time benchmark", "",
              f"Command: `python scripts/bench_slm.py --sizes {' '.join(map(str, args.sizes))} "
-             f"--repeats {args.repeats}{' --profile' if args.profile else ''}`", "",
+             f"--repeats {args.repeats}{' --profile' if args.profile else ''}"
+             f"{f' --profile-n {args.profile_n}' if args.profile and args.profile_n else ''}`", "",
              "| n (train) | SLM model | fits | SLM fit s (wall / CPU) | baseline | baseline fit s (wall / CPU) "
              "| ratio wall | ratio CPU | test acc SLM | test acc baseline |",
              "|---|---|---|---|---|---|---|---|---|---|"]
