@@ -7,8 +7,11 @@ vectors (Eqs. 16-22), the mini-max cosine selection of q hyperplanes (Eqs. 23-24
 the 2^q-ary node split (Sec. II-B4).  Equation numbers follow the paper; the paper's
 text lost its formulas, so they are read from ``shared/papers/slm_equations.md``.
 
-Everything below is vectorised over candidate projections and thresholds: a node's
-split search is a handful of numpy calls on an (n_samples, n_candidates) matrix.
+A node's split search projects its samples on all candidate vectors at once (one BLAS
+product per block of candidates) and bins / histograms / scores every projection in the
+compiled loops of :mod:`.slm_split_kernels`, which reproduce the float operations of the
+earlier numpy code bit for bit (that code is kept as a reference in
+``tests/test_slm_reference.py``).
 """
 
 from __future__ import annotations
@@ -80,8 +83,13 @@ class _EntropyCriterion:
         return class_histograms(P, *bins, yn, self.K)
 
     def split_costs(self, H):
-        """cost(left) + cost(right) for every bin boundary of H (m, B, 1 + K); inf if invalid."""
-        if self._xl is None:  # c log2 c for every possible count, by _xlog2x itself
+        """cost(left) + cost(right) for every bin boundary of H (m, B, 1 + K); inf if invalid.
+
+        c log2 c is looked up in a table made by ``_xlog2x`` itself (counts are exact
+        integers), and the class terms are summed by numpy as in ``cost``, so the values
+        are those of ``cost(left) + cost(right)``.
+        """
+        if self._xl is None:
             self._xl = _xlog2x(np.arange(self.y.size + 1, dtype=float))
         if self.K == 2:
             return entropy_split_costs_binary(H, self._xl, self.min_samples_leaf)
