@@ -299,6 +299,30 @@ def test_canonical_directions_match_the_numpy_reduction():
     np.testing.assert_array_equal(slm_tree._canonical_directions(big), _ref_canonical_directions(big))
 
 
+def test_nan_column_is_unsplittable_as_in_the_reference():
+    P = np.random.RandomState(4).randn(60, 4)
+    P[5, 1] = np.nan
+    P[0, 3] = np.nan  # NaN in the first row: the min / max must still propagate it
+    for crit, node in _criteria(np.random.RandomState(5), 60):
+        c, t = slm_tree._best_splits(P, crit, node, 16)
+        with np.errstate(invalid="ignore"):  # the reference casts the NaN bins, then resets them
+            c_ref, t_ref = _ref_best_splits(P, crit, node, 16)
+        np.testing.assert_array_equal(c, c_ref)
+        np.testing.assert_array_equal(t, t_ref)
+        assert np.isinf(c[[1, 3]]).all() and np.isfinite(c[[0, 2]]).all()
+
+
+def test_non_finite_and_underflowing_ranges_do_not_break_the_kernels():
+    # bin width (5e-324 - 0) / 16 underflows to 0; inf makes the width inf: both columns
+    # cannot be split, the finite one is unaffected
+    X = np.column_stack([[0.0, 5e-324, 0.0, 5e-324], [0.0, 1.0, 2.0, 3.0], [1.0, np.inf, 2.0, 3.0]])
+    crit = _EntropyCriterion(np.array([0, 1, 0, 1]), 2, 1)
+    c, t = slm_tree._best_splits(X, crit, crit.node_stats(np.arange(4)), 16)
+    c_ref, t_ref = _ref_best_splits(X[:, [1]], crit, crit.node_stats(np.arange(4)), 16)
+    assert np.isinf(c[[0, 2]]).all()
+    assert c[1] == c_ref[0] and t[1] == t_ref[0]
+
+
 def test_fortran_ordered_input_gives_the_same_splits():
     P = np.asfortranarray(np.random.RandomState(1).randn(100, 9))
     crit, node = _criteria(np.random.RandomState(2), 100)[0]

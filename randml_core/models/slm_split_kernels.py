@@ -19,7 +19,15 @@ Bit-for-bit contract with the numpy code they replace (kept as a slow reference 
   zero can occur: safe_width > 0), which lets LLVM vectorise the per-row bin loop;
 * per-bin weighted sums are accumulated in increasing sample order, the order in which
   ``np.bincount(flat.ravel(), weights=...)`` adds them over the row-major (n, m) index
-  matrix; counts are exact integers.
+  matrix; counts are exact integers;
+* the split costs repeat the criteria's element-wise numpy formulas (cumulative sums in
+  ``np.cumsum`` order); the only reduction with a numpy-defined order, the sum of the
+  entropy class terms over K >= 3 classes, is left to numpy;
+* the candidate reduction and the sample partitions are integer-only (gcd, sign, a stable
+  counting sort equal to ``np.argsort(kind="stable")``).
+
+Inputs are finite in the estimators (``validate_data``); for non-finite values the kernels
+give bin 0 rather than an out-of-range write (numba does not check bounds).
 """
 
 from __future__ import annotations
@@ -47,7 +55,8 @@ _INLINE = dict(_JIT, inline="always")  # small helpers: compiled into their call
 
 @njit(**_JIT)
 def column_min_max(P):
-    """(min, max) of every column of the non-empty 2-D array ``P`` (exact)."""
+    """(min, max) of every column of the non-empty 2-D array ``P``; a NaN propagates, as
+    in ``P.min(axis=0)``."""
     n, m = P.shape
     lo = P[0].copy()
     hi = P[0].copy()
@@ -57,8 +66,8 @@ def column_min_max(P):
             v = row[j]
             l = lo[j]
             h = hi[j]
-            lo[j] = v if v < l else l
-            hi[j] = v if v > h else h
+            lo[j] = v if (v < l or v != v) else l
+            hi[j] = v if (v > h or v != v) else h
     return lo, hi
 
 
@@ -78,7 +87,9 @@ def bin_setup(lo, hi, B):
     c = 8.0 * np.finfo(np.float64).eps
     for j in range(m):
         wd[j] = (hi[j] - lo[j]) / B
-        ok[j] = hi[j] > lo[j]
+        # a range so small that its bin width underflows to 0 is treated as constant
+        # (the numpy code divided by zero there and failed on the NaN bin indices)
+        ok[j] = hi[j] > lo[j] and wd[j] > 0.0
         sw[j] = wd[j] if ok[j] else 1.0
         tl[j] = 1e-9 + c * (abs(lo[j]) + abs(hi[j])) / sw[j]
     return wd, sw, tl, ok
@@ -144,7 +155,9 @@ def _chunk_cells(P, r0, r1, lo, sw, wd, tl, tl1, ok, B, base, cells):
             q = (row[j] - lo[j]) / sw[j]
             k = np.floor(q)
             f = q - k
-            k = 0.0 if k < 0.0 else (top if k > top else k)
+            # clip to [0, B - 1]; written so that a NaN (only from non-finite input) gives
+            # bin 0 instead of an out-of-range cell
+            k = top if k > top else (k if k >= 0.0 else 0.0)
             out[j] = base[j] + np.int32(k)
             near |= (f < tl[j]) | (f > tl1[j])
         if near:
@@ -153,7 +166,7 @@ def _chunk_cells(P, r0, r1, lo, sw, wd, tl, tl1, ok, B, base, cells):
                 k = np.floor(q)
                 f = q - k
                 if (f < tl[j]) | (f > tl1[j]):
-                    k = 0.0 if k < 0.0 else (top if k > top else k)
+                    k = top if k > top else (k if k >= 0.0 else 0.0)
                     out[j] = base[j] + _fix_bin(row[j], k, lo[j], wd[j], ok[j], B)
 
 
