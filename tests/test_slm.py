@@ -398,6 +398,33 @@ def test_invalid_parameters_raise_in_fit():
         SLMForestClassifier(voting="soft-ish").fit(X, y)
 
 
+# ------------------------------------------------------------- pickling (numba kernels)
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: SLMClassifier(n_projections=60, random_state=0),
+        lambda: SLMRegressor(n_projections=60, random_state=0),
+        lambda: SLMForestClassifier(n_estimators=2, n_projections=40, random_state=0),
+        lambda: SLMBoostClassifier(n_estimators=3, n_projections=40, random_state=0),
+        lambda: SLMBoostRegressor(n_estimators=3, n_projections=40, random_state=0),
+    ],
+)
+def test_pickled_model_predicts_the_same_and_refits_the_same(make):
+    import pickle
+
+    X, y = make_moons(150, noise=0.3, random_state=3)
+    X = np.column_stack([X, np.random.RandomState(3).randn(150, 3)])
+    est = make()
+    if isinstance(est, (SLMRegressor, SLMBoostRegressor)):
+        y = X[:, 0] - 2 * X[:, 1] ** 2
+    est.fit(X, y)
+    back = pickle.loads(pickle.dumps(est))
+    np.testing.assert_array_equal(back.predict(X), est.predict(X))
+    # an unfitted pickled estimator refits to the very same model
+    again = pickle.loads(pickle.dumps(make())).fit(X, y)
+    np.testing.assert_array_equal(again.predict(X), est.predict(X))
+
+
 # ------------------------------------------------------------- scikit-learn conventions
 # Small configurations keep the ~55 checks per estimator fast.  No check is expected
 # to fail (SLMBoostClassifier raises a ValueError on one-class y, which

@@ -7,8 +7,11 @@ vectors (Eqs. 16-22), the mini-max cosine selection of q hyperplanes (Eqs. 23-24
 the 2^q-ary node split (Sec. II-B4).  Equation numbers follow the paper; the paper's
 text lost its formulas, so they are read from ``shared/papers/slm_equations.md``.
 
-Everything below is vectorised over candidate projections and thresholds: a node's
-split search is a handful of numpy calls on an (n_samples, n_candidates) matrix.
+A node's split search projects its samples on all candidate vectors at once (one BLAS
+product per block of candidates) and bins / histograms / scores every projection in the
+compiled loops of :mod:`.slm_split_kernels`, which reproduce the float operations of the
+earlier numpy code bit for bit (that code is kept as a reference in
+``tests/test_slm_reference.py``).
 """
 
 from __future__ import annotations
@@ -23,6 +26,20 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
+
+from .slm_split_kernels import (
+    best_per_column,
+    bin_setup,
+    class_histograms,
+    column_min_max,
+    canonical_rows,
+    entropy_split_costs_binary,
+    entropy_terms,
+    group_by_code,
+    mse_split_costs,
+    newton_split_costs,
+    weighted_histograms,
+)
 
 __all__ = [
     "SLMClassifier",
@@ -52,6 +69,7 @@ class _EntropyCriterion:
         self.K = int(n_classes)
         self.min_samples_leaf = min_samples_leaf
         self.scale = 1.0
+        self._xl = None
 
     def node_stats(self, idx):
         return self.y[idx]
@@ -60,12 +78,23 @@ class _EntropyCriterion:
         counts = np.bincount(yn, minlength=self.K).astype(float)
         return np.concatenate([[counts.sum()], counts])
 
-    def hist(self, flat, n_cells, yn):
-        # One bincount for all (candidate, bin, class) cells at once.
-        code = flat * self.K + yn[:, None]
-        h = np.bincount(code.ravel(), minlength=n_cells * self.K).astype(float)
-        h = h.reshape(n_cells, self.K)
-        return np.concatenate([h.sum(axis=1, keepdims=True), h], axis=1)
+    def hist(self, P, bins, yn):
+        # (m, B, 1 + K): [count, class counts] of every (candidate, bin) cell.
+        return class_histograms(P, *bins, yn, self.K)
+
+    def split_costs(self, H):
+        """cost(left) + cost(right) for every bin boundary of H (m, B, 1 + K); inf if invalid.
+
+        c log2 c is looked up in a table made by ``_xlog2x`` itself (counts are exact
+        integers), and the class terms are summed by numpy as in ``cost``, so the values
+        are those of ``cost(left) + cost(right)``.
+        """
+        if self._xl is None:
+            self._xl = _xlog2x(np.arange(self.y.size + 1, dtype=float))
+        if self.K == 2:
+            return entropy_split_costs_binary(H, self._xl, self.min_samples_leaf)
+        lc, lk, rc, rk, good = entropy_terms(H, self._xl, self.min_samples_leaf)
+        return np.where(good, (lc - lk.sum(axis=-1)) + (rc - rk.sum(axis=-1)), np.inf)
 
     def cost(self, sums):
         return _xlog2x(sums[..., 0]) - _xlog2x(sums[..., 1:]).sum(axis=-1)
@@ -99,15 +128,14 @@ class _MSECriterion:
         s, mu = node
         return np.concatenate([s.sum(axis=0), [mu]])
 
-    def hist(self, flat, n_cells, node):
+    def hist(self, P, bins, node):
+        # (m, B, 3): [count, sum yc, sum yc^2] of every (candidate, bin) cell.
         s, _ = node
-        out = np.empty((n_cells, 3))
-        fl = flat.ravel()
-        out[:, 0] = np.bincount(fl, minlength=n_cells)
-        for j in (1, 2):
-            w = np.broadcast_to(s[:, j : j + 1], flat.shape).ravel()
-            out[:, j] = np.bincount(fl, weights=w, minlength=n_cells)
-        return out
+        return weighted_histograms(P, *bins, np.ascontiguousarray(s[:, 1]), np.ascontiguousarray(s[:, 2]))
+
+    def split_costs(self, H):
+        """cost(left) + cost(right) for every bin boundary of H (m, B, 3); inf if invalid."""
+        return mse_split_costs(H, self.min_samples_leaf)
 
     def cost(self, sums):
         n = sums[..., 0]
@@ -147,14 +175,22 @@ class _NewtonCriterion:
     def totals(self, s):
         return s.sum(axis=0)
 
-    def hist(self, flat, n_cells, s):
-        out = np.empty((n_cells, 3))
-        fl = flat.ravel()
-        out[:, 0] = np.bincount(fl, minlength=n_cells)
-        for j in (1, 2):
-            w = np.broadcast_to(s[:, j : j + 1], flat.shape).ravel()
-            out[:, j] = np.bincount(fl, weights=w, minlength=n_cells)
-        return out
+    def hist(self, P, bins, s):
+        # (m, B, 3): [count, G, H] of every (candidate, bin) cell.  With min_samples_leaf
+        # <= 1 and min_child_weight > 0 the count test is implied (an empty side has
+        # H = 0 < min_child_weight), so the counts are not accumulated.
+        return weighted_histograms(
+            P, *bins, np.ascontiguousarray(s[:, 1]), np.ascontiguousarray(s[:, 2]), not self._counts_implied
+        )
+
+    @property
+    def _counts_implied(self):
+        return self.min_samples_leaf <= 1 and self.min_child_weight > 0
+
+    def split_costs(self, H):
+        """cost(left) + cost(right) for every bin boundary of H (m, B, 3); inf if invalid."""
+        min_leaf = 0 if self._counts_implied else self.min_samples_leaf
+        return newton_split_costs(H, self.lam, min_leaf, self.min_child_weight)
 
     def cost(self, sums):
         den = sums[..., 2] + self.lam
@@ -182,44 +218,24 @@ def _best_splits(P, crit, node, n_bins):
     Thresholds are t_b = min + b (max - min) / B, b = 1..B-1; left = {p < t_b}
     (Eq. 11), right = {p >= t_b} (Eq. 12).  Returns (total cost, threshold) per column;
     cost is +inf for a constant column or when no threshold gives two valid sides.
+
+    A sample's bin is the number of thresholds <= p: floor((p - min) / width) first,
+    then the entries within float error of a bin boundary are re-tested with the
+    comparisons p >= t_b used at prediction time (t_b recomputed with the very same
+    float operations as T).  The binning, the per-bin sums and the costs are the compiled
+    loops of :mod:`.slm_split_kernels` (same float operations as the numpy criteria).
     """
+    P = np.ascontiguousarray(P, dtype=float)
     n, m = P.shape
+    if n == 0:
+        raise ValueError("the split search needs at least one sample, got an empty (0, m) matrix")
     B = int(n_bins)
-    pmin = P.min(axis=0)
-    pmax = P.max(axis=0)
-    width = (pmax - pmin) / B
-    ok = pmax > pmin
-    T = pmin[:, None] + width[:, None] * np.arange(1, B)[None, :]  # (m, B-1)
-    # bin index = number of thresholds <= p: floor() first, then the entries within
-    # float error of a bin boundary are re-tested with the comparisons p >= t_b used at
-    # prediction time (t_b recomputed with the very same float operations as T).
-    safe_w = np.where(ok, width, 1.0)
-    q = (P - pmin) / safe_w
-    idx = np.floor(q)
-    tol = 1e-9 + 8 * np.finfo(float).eps * (np.abs(pmin) + np.abs(pmax)) / safe_w
-    q -= idx
-    near = (q < tol) | (q > 1.0 - tol)
-    np.clip(idx, 0, B - 1, out=idx)
-    r, c = np.nonzero(near)
-    if r.size:
-        v, k = P[r, c], idx[r, c]
-        k -= (v < pmin[c] + width[c] * k) & (k > 0)
-        k += (v >= pmin[c] + width[c] * (k + 1)) & (k < B - 1)
-        idx[r, c] = k
-    idx = idx.astype(np.intp)
-    idx[:, ~ok] = 0
-    cols = np.arange(m)[None, :]
-    flat = idx + cols * B
-    H = crit.hist(flat, m * B, node).reshape(m, B, -1)
-    left = np.cumsum(H, axis=1)[:, :-1, :]  # (m, B-1, s): bins 0..b-1 go left
-    total = left[:, -1:, :] + H[:, -1:, :]
-    right = total - left
-    cost = crit.cost(left) + crit.cost(right)
-    good = crit.valid(left) & crit.valid(right) & ok[:, None]
-    cost = np.where(good, cost, np.inf)
-    b = np.argmin(cost, axis=1)
-    rows = np.arange(m)
-    return cost[rows, b], T[rows, b]
+    pmin, pmax = column_min_max(P)
+    width, safe_w, tol, ok = bin_setup(pmin, pmax, B)
+    H = crit.hist(P, (pmin, safe_w, width, tol, ok, B), node)  # (m, B, s)
+    # bins 0..b-1 go left; cost(left) + cost(right), inf where a side is not valid
+    cost = crit.split_costs(H)  # (m, B-1)
+    return best_per_column(cost, ok, pmin, width)  # first arg-min b, t_b = min + width b
 
 
 def _best_splits_blocked(X, W, crit, node, n_bins):
@@ -229,8 +245,11 @@ def _best_splits_blocked(X, W, crit, node, n_bins):
     step = max(1, _BLOCK // max(n, 1))
     costs = np.empty(m)
     thrs = np.empty(m)
+    buf = np.empty(n * min(step, m))  # one output buffer for every block's product
     for s in range(0, m, step):
-        P = X @ W[s : s + step].T
+        Wb = W[s : s + step]
+        P = buf[: n * Wb.shape[0]].reshape(n, Wb.shape[0])
+        np.matmul(X, Wb.T, out=P)  # the same BLAS call as X @ Wb.T, written in place
         costs[s : s + step], thrs[s : s + step] = _best_splits(P, crit, node, n_bins)
     return costs, thrs
 
@@ -271,17 +290,13 @@ def _envelope(n_dims, scale, decay):
 
 
 def _canonical_directions(C):
-    """Drop zero rows; divide by the gcd; first non-zero entry positive; unique rows.
+    """Drop zero rows; divide by the gcd; first non-zero entry positive; unique rows,
+    in lexicographic order.
 
     a and c*a (c != 0) give the same hyperplane family, so they are tested once.
     """
-    C = C[np.any(C != 0, axis=1)]
-    g = np.gcd.reduce(np.abs(C), axis=1)
-    C = C // g[:, None]
-    first = np.argmax(C != 0, axis=1)
-    sign = np.sign(C[np.arange(len(C)), first])
-    C = C * sign[:, None]
-    base = 2 * int(np.abs(C).max(initial=0)) + 1
+    C, amax = canonical_rows(np.ascontiguousarray(C, dtype=np.int64))
+    base = 2 * int(amax) + 1
     if C.shape[1] * math.log2(base) < 62:  # encode rows as one int64 key: fast unique
         key = (C + base // 2) @ (base ** np.arange(C.shape[1] - 1, -1, -1, dtype=np.int64))
         _, first_rows = np.unique(key, return_index=True)
@@ -397,16 +412,18 @@ class _SLMTree:
             if self.children[i] is None or idx.size == 0:
                 out[idx] = i
                 continue
+            kids = self.children[i]
             codes = route_codes(X[np.ix_(idx, self.features[i])] @ self.weights[i].T, self.thresholds[i])
-            child = self.children[i][codes]
-            miss = child < 0
-            out[idx[miss]] = i
-            idx, child = idx[~miss], child[~miss]
-            order = np.argsort(child, kind="stable")
-            idx, child = idx[order], child[order]
-            ids, starts = np.unique(child, return_index=True)
-            for c, part in zip(ids, np.split(idx, starts[1:])):
-                stack.append((int(c), part))
+            # rows grouped by cell, each group in its order in idx (a stable sort)
+            order, counts = group_by_code(codes, kids.size)
+            idx = idx[order]
+            ends = np.cumsum(counts)
+            for code in np.flatnonzero(counts):
+                part = idx[ends[code] - counts[code] : ends[code]]
+                if kids[code] < 0:  # empty at training time: the parent's prediction
+                    out[part] = i
+                else:
+                    stack.append((int(kids[code]), part))
         return out
 
     def predict_value(self, X):
@@ -517,15 +534,15 @@ def _grow_tree_impl(X, crit, p, rng):
             continue
         Wsel, bsel = W[sel], thrs[sel]
         codes = route_codes(Xs @ Wsel.T, bsel)
-        order = np.argsort(codes, kind="stable")
-        ids, starts = np.unique(codes[order], return_index=True)
+        order, counts = group_by_code(codes, 1 << sel.size)  # stable: rows keep their order
+        ids = np.flatnonzero(counts)
         if ids.size < 2:
             continue
         tree.features[nid] = forder
         tree.weights[nid] = Wsel
         tree.thresholds[nid] = bsel
         children = np.full(1 << sel.size, -1, dtype=np.intp)
-        for code, part in zip(ids, np.split(idx[order], starts[1:])):
+        for code, part in zip(ids, np.split(idx[order], np.cumsum(counts[ids])[:-1])):
             cnode = crit.node_stats(part)
             ctot = crit.totals(cnode)
             cid = tree.add_node(depth + 1, crit.value(ctot), part.size)
