@@ -20,7 +20,9 @@ def byo(tmp_path_factory):
     root = tmp_path_factory.mktemp("byo")
     conf = root / "my-conf"
     shutil.copytree(REPO / "examples" / "byo", conf)
-    return root, conf
+    yield root, conf
+    from randml_core.data.registry import unregister
+    unregister("blobs")  # load(config_dir=...) registered the user's card in this process
 
 
 def _randml(args, cwd, env):
