@@ -372,8 +372,8 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
     plan = make_plan(spec)
     for name, reason in plan.unavailable.items():
         log.warning("dataset %s is not available and is skipped: %s", name, reason)
+    fresh = _NewKeys(store)  # keys of parts not listed yet (written by other runs from now on): before the read
     stored = store.read(columns=["key", "status", "dataset", "task_seconds"]) if store.parts() else None
-    fresh = _NewKeys(store)  # keys written by other runs from now on
     done_keys = set()
     if stored is not None and len(stored):
         ok = stored if not retry_failed else stored[stored["status"] == "ok"]

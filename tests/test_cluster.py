@@ -115,6 +115,30 @@ def test_run_waits_for_a_task_leased_by_another_live_run(compose, tmp_path):
     assert list((tmp_path / "s" / "smoke" / "leases").glob("*.lease")) == []
 
 
+def test_part_written_right_after_the_runs_store_read_is_not_recomputed(compose, tmp_path, monkeypatch):
+    """Another run finishes a task between this run's read of the store and its first lease: the
+    task's part is seen when the lease is taken and the task is not computed again."""
+    spec = compose(*SMALL, "protocol.repeats=1")
+    plan = make_plan(spec)
+    run(spec, str(tmp_path / "ref"), progress=False)
+    ref = Store(tmp_path / "ref", "smoke").read()
+    first = {c.key for c in plan.tasks[0].cells}
+    real_read = Store.read
+    written = []
+
+    def read_then_other_run_writes(self, columns=None):
+        frame = real_read(self, columns)
+        if not written and self.root == tmp_path / "s":
+            written.append(Store(tmp_path / "s", "smoke").write(ref[ref["key"].isin(first)]))
+        return frame
+    Store(tmp_path / "s", "smoke").write(ref[ref["key"].isin({c.key for c in plan.tasks[1].cells})])
+    monkeypatch.setattr(Store, "read", read_then_other_run_writes)
+    s = run(spec, str(tmp_path / "s"), progress=False)
+    assert written and s.computed == 24 and s.cached == 48  # task 1 stored before, task 0 by the other run
+    keys = part_keys(tmp_path / "s")
+    assert len(keys) == len(set(keys)) == 72
+
+
 def test_run_takes_over_dead_owners_leases(compose, tmp_path):
     spec = compose(*SMALL, "protocol.repeats=1")
     plan = make_plan(spec)
