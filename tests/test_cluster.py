@@ -190,8 +190,9 @@ randml_core.cli.main(sys.argv[2:])
 
 
 def test_two_concurrent_runs_compute_every_cell_once(tmp_path, cli_env, compose):
+    # 24 tasks of about 0.1 s: long enough that both runs compute some after the barrier
     store, go = tmp_path / "store", tmp_path / "go"
-    args = ["run", *SMALL, "protocol.repeats=4", "n_jobs=1", "progress=false", f"store_dir={store}"]
+    args = ["run", *SMALL, "protocol.repeats=8", "n_jobs=1", "progress=false", f"store_dir={store}"]
     procs = [subprocess.Popen([sys.executable, "-c", BARRIER, str(go), *args, f"hydra.run.dir={tmp_path}/log{i}"],
                               env=cli_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for i in range(2)]
@@ -199,12 +200,12 @@ def test_two_concurrent_runs_compute_every_cell_once(tmp_path, cli_env, compose)
     go.touch()
     outs = [p.communicate(timeout=600) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], [o[1][-2000:] for o in outs]
-    planned = {c.key for _, c in make_plan(compose(*SMALL, "protocol.repeats=4")).cells()}
+    planned = {c.key for _, c in make_plan(compose(*SMALL, "protocol.repeats=8")).cells()}
     keys = part_keys(store)
-    assert len(keys) == len(set(keys)) == len(planned) == 288 and set(keys) == planned
+    assert len(keys) == len(set(keys)) == len(planned) == 576 and set(keys) == planned
     computed = [int(o[1].split("randml run: computed ")[1].split()[0]) for o in outs]
-    assert sum(computed) == 288 and min(computed) > 0, computed  # the work was split, not repeated
-    assert all("randml run: smoke: 288 cells in 12 tasks; " in o[1] for o in outs)  # the summary line
+    assert sum(computed) == 576 and min(computed) > 0, computed  # the work was split, not repeated
+    assert all("randml run: smoke: 576 cells in 24 tasks; " in o[1] for o in outs)  # the summary line
     assert list((store / "smoke" / "leases").glob("*.lease")) == []
 
 
