@@ -68,7 +68,7 @@ def _cmd_run(cfg) -> int:
     print(f"randml run: {spec.name} [{spec.profile}] {len(spec.datasets)} dataset(s) x "
           f"{len(spec.variants)} model(s); {spec.protocol.describe()}; n_jobs={cfg.n_jobs}", file=sys.stderr)
     s = run(spec, cfg.store_dir, n_jobs=int(cfg.n_jobs), progress=bool(cfg.progress),
-            retry_failed=bool(cfg.retry_failed))
+            retry_failed=bool(cfg.retry_failed), shard=cfg.get("shard"), workers=cfg.get("workers"))
     print(f"randml run: computed {s.computed} cells ({s.failed} failed, {s.skipped} skipped by rule, "
           f"{s.not_converged} bounded), "
           f"{s.cached} already stored, in {s.seconds:.1f} s", file=sys.stderr)
@@ -83,7 +83,7 @@ def _cmd_run(cfg) -> int:
 
 def _cmd_plan(cfg) -> int:
     from .planview import describe_plan
-    print(describe_plan(_spec_from_cfg(cfg), cfg.store_dir, int(cfg.n_jobs)))
+    print(describe_plan(_spec_from_cfg(cfg), cfg.store_dir, int(cfg.get("workers") or cfg.n_jobs), cfg.get("shard")))
     return 0
 
 
@@ -117,7 +117,7 @@ def _cmd_status(cfg) -> int:
 
 
 # Overrides that change where or how a report runs, never what it shows.
-NEUTRAL_OVERRIDES = {"n_jobs", "progress", "store_dir", "results_dir", "retry_failed"}
+NEUTRAL_OVERRIDES = {"n_jobs", "progress", "store_dir", "results_dir", "retry_failed", "shard", "workers"}
 
 
 def _is_committed_config(spec) -> tuple[bool, str]:

@@ -2,12 +2,15 @@
 
 The models with the grids that will actually run (after a profile's ``quick:`` blocks), and per
 dataset the tasks and cells, how many are stored, and a predicted wall time for the missing tasks
-from the stored ``task_seconds`` of the same dataset's tasks (median), spread over the workers,
-with the longest single task as the lower bound.
+from the stored ``task_seconds`` of the same dataset's tasks (median), scheduled on the workers
+longest first (LPT), with the longest single task as the lower bound. ``randml run`` prints the
+one-line form (:func:`run_summary`) before it starts.
 """
 from __future__ import annotations
 
+import heapq
 import math
+import os
 
 import pandas as pd
 
@@ -20,10 +23,65 @@ from .store import Store
 def _fmt(seconds: float) -> str:
     if not math.isfinite(seconds):
         return "unknown"
-    return f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.1f} min" if seconds >= 60 else f"{seconds:.0f} s"
+    return f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.1f} min" if seconds >= 60 else f"{seconds:.1f} s" if seconds < 10 else f"{seconds:.0f} s"
 
 
-def describe_plan(spec: ExperimentSpec, store_dir: str, workers: int = 1) -> str:
+def resolve_workers(workers) -> int:
+    """``workers`` as a count: -1 (joblib's "every core") is ``os.cpu_count()``."""
+    w = int(workers or 1)
+    return os.cpu_count() or 1 if w < 0 else max(w, 1)
+
+
+def lpt_makespan(durations: list[float], workers: int) -> float:
+    """Wall time of ``durations`` on ``workers`` identical workers, each task given to the first
+    free worker, longest first (Graham's LPT rule, within 4/3 of the optimum: Graham 1969). It is
+    at least ``max(sum / workers, longest task)``, the two lower bounds of any schedule."""
+    if not durations:
+        return 0.0
+    free = [0.0] * max(min(workers, len(durations)), 1)
+    for d in sorted(durations, reverse=True):
+        heapq.heapreplace(free, free[0] + d)
+    return max(free)
+
+
+def _task_times(stored: pd.DataFrame | None) -> dict:
+    """dataset -> median stored ``task_seconds`` (one value per stored task: its rows share it)."""
+    if stored is None or "task_seconds" not in stored or "dataset" not in stored:
+        return {}
+    secs = stored.dropna(subset=["task_seconds"])
+    return secs.groupby("dataset")["task_seconds"].median().to_dict()
+
+
+def predict(tasks, stored: pd.DataFrame | None, workers: int) -> tuple[float, float, float, list[str]]:
+    """(work on one worker, longest task, wall time on ``workers``, datasets without stored times)
+    for the tasks still to run; each task's time is the median stored task time of its dataset."""
+    per = _task_times(stored)
+    untimed = sorted({t.dataset for t in tasks if t.dataset not in per or not math.isfinite(per[t.dataset])})
+    if untimed:
+        return math.nan, math.nan, math.nan, untimed
+    durations = [float(per[t.dataset]) for t in tasks]
+    return sum(durations), max(durations, default=0.0), lpt_makespan(durations, workers), []
+
+
+def run_summary(plan, stored: pd.DataFrame | None, todo, workers, shard=None) -> str:
+    """The one line ``randml run`` prints before it starts: cells, tasks, stored, to compute, and
+    the predicted wall time on its workers."""
+    n = resolve_workers(workers)
+    cells = sum(len(t.cells) for t in plan.tasks)
+    missing = sum(len(t.cells) for t in todo)
+    work, longest, wall, untimed = predict(todo, stored, n)
+    pred = (f"predicted wall time on {n} worker(s) {_fmt(wall)} (longest task {_fmt(longest)})" if not untimed
+            else f"no prediction ({', '.join(untimed)} has no stored task time)") if todo else "nothing to compute"
+    return (f"randml run: {plan.spec.name}: {cells} cells in {len(plan.tasks)} tasks"
+            + (f", shard {shard}" if shard else "")
+            + f"; {missing} cells to compute in {len(todo)} task(s); {pred}")
+
+
+def describe_plan(spec: ExperimentSpec, store_dir: str, workers: int = 1, shard: str | None = None) -> str:
+    from .leases import holders
+    from .runner import parse_shard, shard_tasks
+    shard_n = parse_shard(shard)[1]
+    n = resolve_workers(workers)
     lines = [f"{spec.name} [{spec.profile}]: {spec.protocol.describe()}"]
     for v in spec.variants:
         grid = ", ".join(f"{k}={v.grid[k]}" for k in sorted(v.grid)) or "no grid"
@@ -32,31 +90,40 @@ def describe_plan(spec: ExperimentSpec, store_dir: str, workers: int = 1) -> str
                      + (f"; fixed {fixed}" if fixed else ""))
     with no_downloads():
         plan = make_plan(spec)
-    stored = Store(store_dir, spec.store).read(columns=["key", "status", "dataset", "task_seconds"])
+    store = Store(store_dir, spec.store)
+    stored = store.read(columns=["key", "status", "dataset", "task_seconds"])
     status = dict(zip(stored["key"], stored["status"]))
-    secs = stored.dropna(subset=["task_seconds"]) if "task_seconds" in stored else pd.DataFrame()
-    rows, total_missing, longest, work = [], 0, 0.0, 0.0
+    per = _task_times(stored)
+    tasks_in = shard_tasks(plan.tasks, shard)
+    rows, todo = [], []
     for name in spec.datasets:
         if name in plan.unavailable:
             rows.append(f"  {name}: not available ({plan.unavailable[name]})")
             continue
-        tasks = [t for t in plan.tasks if t.dataset == name]
+        tasks = [t for t in tasks_in if t.dataset == name]
         cells = sum(len(t.cells) for t in tasks)
         done = sum(status.get(c.key) == "ok" for t in tasks for c in t.cells)
         failed = sum(status.get(c.key) == "failed" for t in tasks for c in t.cells)
-        todo = sum(any(c.key not in status for c in t.cells) for t in tasks)
-        per_task = float(secs.loc[secs["dataset"] == name, "task_seconds"].median()) if len(secs) else math.nan
-        est = todo * per_task
-        if todo:
-            work += est
-            longest = max(longest, per_task)
-        total_missing += todo
+        missing = [t for t in tasks if any(c.key not in status for c in t.cells)]
+        todo += missing
+        per_task = per.get(name, math.nan)
         rows.append(f"  {name}: {len(tasks)} task(s), {cells} cells: {done} stored, {failed} failed, "
-                    f"{cells - done - failed} missing in {todo} task(s); predicted {_fmt(est)} on one worker"
-                    + ("" if math.isfinite(per_task) or not todo else " (no stored task of this dataset to time)"))
-    wall = max(work / max(workers, 1), longest) if total_missing else 0.0
+                    f"{cells - done - failed} missing in {len(missing)} task(s); predicted "
+                    f"{_fmt(len(missing) * per_task)} on one worker"
+                    + (f" ({_fmt(per_task)} per task)" if math.isfinite(per_task) and missing else "")
+                    + ("" if math.isfinite(per_task) or not missing else " (no stored task of this dataset to time)"))
+    work, longest, wall, untimed = predict(todo, stored, n)
     lines += rows
-    lines.append(f"total: {sum(len(t.cells) for t in plan.tasks)} cells in {len(plan.tasks)} tasks, "
-                 f"{total_missing} task(s) to run; predicted wall time on {workers} worker(s): {_fmt(wall)}"
-                 f" (lower bound: the longest task, {_fmt(longest)}; from stored task times)")
+    leased = holders(store.dir / "leases")
+    if leased:
+        lines.append(f"  {len(leased)} task(s) leased by running runs: "
+                     + ", ".join(sorted({f"{i.host} pid {i.pid}" for _, i in leased})))
+    lines.append(f"total: {sum(len(t.cells) for t in tasks_in)} cells in {len(tasks_in)} tasks"
+                 + (f" (shard {shard} of {sum(len(t.cells) for t in plan.tasks)} cells in {len(plan.tasks)} tasks)"
+                    if shard_n else "")
+                 + f", {len(todo)} task(s) to run; predicted wall time on {n} worker(s): "
+                 + (_fmt(wall) if todo else "0 s")
+                 + (f" (work {_fmt(work)}; lower bound: the longest task, {_fmt(longest)}; from stored task times)"
+                    if todo and not untimed else "")
+                 + (f" (unknown: no stored task time for {', '.join(untimed)})" if untimed else ""))
     return "\n".join(lines)

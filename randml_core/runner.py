@@ -36,6 +36,7 @@ from .preprocess import (PREPROCESSING, PREPROCESSINGS, _minmax, _standard, dupl
                          preprocess, preprocessing_of)
 from .protocol import SplitSpec
 from .provenance import code_version, package_versions
+from .leases import HEARTBEAT_SECONDS, STALE_SECONDS, Leases, task_id
 from .store import Store
 
 log = logging.getLogger(__name__)
@@ -351,48 +352,93 @@ class RunSummary:
 
 
 def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool = True,
-        retry_failed: bool = False) -> RunSummary:
+        retry_failed: bool = False, shard: str | None = None, workers: int | None = None,
+        lease_heartbeat: float = HEARTBEAT_SECONDS, lease_stale: float = STALE_SECONDS,
+        wait_poll: float = 2.0) -> RunSummary:
+    """Compute the cells of ``spec`` not yet stored in ``store_root``.
+
+    Several runs may fill one store at once (processes, or hosts sharing the directory): each task
+    is claimed by a lease (:mod:`randml_core.leases`) before it is computed, tasks leased by another
+    live run are left to it, and at the end the run waits for those until every cell of its plan is
+    stored (or their leases go stale and it takes them over). ``shard="i/n"`` keeps only the tasks
+    whose index in the plan is i mod n (a deterministic split for sweeps: ``shard=0/4,1/4,2/4,3/4``).
+    Neither changes a cell's key or value.
+    """
     t0 = time.monotonic()
+    parse_shard(shard)  # a bad value fails before any work
     store = Store(store_root, spec.store)
     store.check_writable()  # before any work: an unwritable store would lose the first task's results
     store.cleanup_temp()
     plan = make_plan(spec)
     for name, reason in plan.unavailable.items():
         log.warning("dataset %s is not available and is skipped: %s", name, reason)
-    stored = store.read(columns=["key", "status"]) if store.parts() else None
+    fresh = _NewKeys(store)  # keys of parts not listed yet (written by other runs from now on): before the read
+    stored = store.read(columns=["key", "status", "dataset", "task_seconds"]) if store.parts() else None
     done_keys = set()
     if stored is not None and len(stored):
         ok = stored if not retry_failed else stored[stored["status"] == "ok"]
         done_keys = set(ok["key"])
-    todo = []
+    todo: list[tuple[str, Task]] = []
     n_cached = 0
-    for task in plan.tasks:
+    for task in shard_tasks(plan.tasks, shard):
         missing = [c for c in task.cells if c.key not in done_keys]
         n_cached += len(task.cells) - len(missing)
         if missing:
-            todo.append(Task(task.dataset, task.split, missing))
-    total = sum(len(t.cells) for t in todo)
+            todo.append((task_id(c.key for c in task.cells), Task(task.dataset, task.split, missing)))
+    total = sum(len(t.cells) for _, t in todo)
     log.info("%s: %d cells to compute, %d already stored", spec.name, total, n_cached)
+    from .planview import run_summary  # planview imports this module
+    print(run_summary(plan, stored, [t for _, t in todo], workers or n_jobs, shard), file=sys.stderr)
     bar = Progress(total, spec.name, progress)
     sha, dirty = code_version()
     provenance = {"experiment": spec.name, "code_version": sha, "code_dirty": dirty,
                   "packages": package_versions(), "config_hash": spec.config_hash(),
                   "protocol": spec.protocol.describe(), "preprocessing": preprocessing_of(spec.options)}
     options = dict(spec.options)
-    computed = failed = skipped = bounded = 0
-    jobs = (delayed(_run_task_with_meta)(plan.datasets[t.dataset].X, plan.datasets[t.dataset].y, t, options,
-                                         plan.datasets[t.dataset].task)
-            for t in todo)
-    with bar, _sigterm_as_interrupt():
+    computed = failed = skipped = bounded = by_others = 0
+    leases = Leases(store.dir / "leases", heartbeat=lease_heartbeat, stale_after=lease_stale)
+    pending = todo
+    waiting_said = False
+
+    def drop_stored(tid: str, task: Task) -> Task | None:
+        """The task's cells not stored by another run meanwhile (None: all are)."""
+        nonlocal by_others
+        new = fresh.refresh()
+        rest = [c for c in task.cells if c.key not in new]
+        if len(rest) < len(task.cells):
+            by_others += len(task.cells) - len(rest)
+            bar.update(len(task.cells) - len(rest))
+        return Task(task.dataset, task.split, rest) if rest else None
+
+    with bar, _sigterm_as_interrupt(), leases:
         bar.update(0)  # show the bar (0 %) before the first task finishes
-        if todo:
+        while pending:
+            deferred: list[tuple[str, Task]] = []
+            claimed_any = False
+
+            def claimed():
+                # runs as joblib dispatches (possibly in its callback thread): a task is leased just
+                # before it is handed to a worker, and checked against the store after the lease is taken
+                nonlocal claimed_any
+                for tid, task in pending:
+                    if not leases.acquire(tid):
+                        deferred.append((tid, task))
+                        continue
+                    rest = drop_stored(tid, task)
+                    if rest is None:
+                        leases.release(tid)
+                        continue
+                    claimed_any = True
+                    ds = plan.datasets[rest.dataset]
+                    yield delayed(_run_claimed_task)(tid, ds.X, ds.y, rest, options, ds.task)
+
             if n_jobs != 1:
                 # every loky worker starts a watchdog at start-up: orphaned workers exit (SIGKILLed parent)
                 with parallel_config(backend="loky", initializer=die_with_parent, initargs=(os.getpid(),)):
-                    outputs = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs)
+                    outputs = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(claimed())
             else:
-                outputs = map(lambda j: j[0](*j[1], **j[2]), jobs)
-            for task, rows in outputs:
+                outputs = map(lambda j: j[0](*j[1], **j[2]), claimed())
+            for tid, task, rows in outputs:
                 ds = plan.datasets[task.dataset]
                 stamp = datetime.now(timezone.utc).isoformat()
                 for r in rows:
@@ -401,15 +447,80 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
                               "repeat": task.split.repeat, "fold": task.split.fold, "inner_fold": task.split.inner,
                               "split_seed": task.split.split_seed, "model_seed": task.split.model_seed,
                               "n_train": len(task.split.train), "n_test": len(task.split.test), "timestamp": stamp})
-                store.write(_uniform_params(rows))
+                part = store.write(_uniform_params(rows))
+                if part is not None:
+                    fresh.seen.add(part.name)
+                leases.release(tid)  # after the part is written: see randml_core.leases
                 computed += len(rows)
                 failed += sum(r["status"] == "failed" for r in rows)
                 skipped += sum(r["status"] == "skipped" for r in rows)
                 bounded += sum(not r["converged"] for r in rows)
                 bar.update(len(rows))
+            pending = [(tid, rest) for tid, task in deferred if (rest := drop_stored(tid, task)) is not None]
+            if pending and not claimed_any:
+                if not waiting_said:
+                    log.info("%s: waiting for %d task(s) leased by other runs (taken over if their lease goes "
+                             "stale: no heartbeat for %.0f s, or owner dead on this host)", spec.name,
+                             len(pending), lease_stale)
+                    waiting_said = True
+                time.sleep(wait_poll)
+    if leases.taken_over:
+        log.info("%s: took over %d stale lease(s)", spec.name, leases.taken_over)
+    if (store.dir / "leases").exists() and (removed := leases.remove_stale()):
+        log.info("%s: removed %d stale lease(s) of finished tasks", spec.name, removed)
     if len(store.parts()) > 64:
         store.compact()
-    return RunSummary(computed, n_cached, failed, bounded, time.monotonic() - t0, plan.unavailable, skipped)
+    return RunSummary(computed, n_cached + by_others, failed, bounded, time.monotonic() - t0, plan.unavailable,
+                      skipped)
+
+
+def parse_shard(shard) -> tuple[int, int]:
+    """``"i/n"`` -> (i, n); None -> (0, 0) (no sharding). Raises PlanError naming the bad value."""
+    if shard is None or shard == "":
+        return 0, 0
+    i, sep, n = str(shard).partition("/")
+    if sep and i.strip().isdigit() and n.strip().isdigit() and 0 <= int(i) < int(n):
+        return int(i), int(n)
+    raise PlanError(f"shard={shard!r} is invalid: use shard=i/n with 0 <= i < n (e.g. shard=0/4), "
+                    "or shard=null for every task")
+
+
+def shard_tasks(tasks: list[Task], shard) -> list[Task]:
+    """The tasks of shard ``"i/n"``: those whose index in the plan is i mod n (the plan's order is
+    fixed by the config, so every run and host agrees); all tasks when ``shard`` is None."""
+    i, n = parse_shard(shard)
+    return [t for index, t in enumerate(tasks) if not n or index % n == i]
+
+
+class _NewKeys:
+    """Cell keys in parts that appeared since the run started (written by other runs); each new
+    part is read once (its key column, verified)."""
+
+    def __init__(self, store: Store):
+        self.store = Store(store.root, store.experiment)
+        self.seen = {p.name for p in store.parts()}
+        self.keys: set[str] = set()
+
+    def refresh(self) -> set[str]:
+        for p in self.store.parts():
+            if p.name in self.seen:
+                continue
+            try:
+                frame = self.store.read_part(p, ["key"])
+            except FileNotFoundError:
+                continue  # compacted away meanwhile: its rows are in the merged part, read next time
+            except Exception as exc:  # a bad part: its cells count as missing (the next full read quarantines it)
+                log.warning("store: %s is unreadable (%s); its cells count as missing", p, exc)
+                self.seen.add(p.name)
+                continue
+            self.seen.add(p.name)
+            self.keys.update(frame["key"])
+        return self.keys
+
+
+def _run_claimed_task(tid, X, y, task, options, problem="binary"):
+    task, rows = _run_task_with_meta(X, y, task, options, problem)
+    return tid, task, rows
 
 
 @contextlib.contextmanager

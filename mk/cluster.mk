@@ -1,0 +1,6 @@
+# Beyond one machine (README "Run on a cluster"): the Hydra launchers of the `cluster` extra.
+.PHONY: cluster
+
+# Install hydra-submitit-launcher and hydra-joblib-launcher into the venv (SLURM and local sweeps).
+cluster: $(STAMP)
+	$(PY) -m pip install --quiet -e '.[cluster]'

@@ -1,0 +1,128 @@
+"""Several runs on one store (README "Run on a cluster"): wall times and duplicated tasks.
+
+Scenarios on one small config (default ``experiment=smoke protocol.repeats=5``: 2 datasets, 30 tasks,
+720 cells), each into a fresh store:
+
+1. one ``randml run`` (n_jobs=1): the reference frame and wall time;
+2. two ``randml run`` processes at once (n_jobs=1 each) on one store: task leases split the work;
+3. four submitit_local jobs, ``shard=0/4,...,3/4`` (``hydra/launcher=randml_local``);
+4. four submitit_local jobs without shards, all on the whole plan: only the leases keep them apart.
+
+For each: wall time (process start to the last exit, imports included), rows in the parquet parts
+vs distinct keys (duplicated cells, and tasks: 24 cells each here), and whether the stored frame
+equals the reference run's (VOLATILE_COLUMNS aside).
+
+    .venv/bin/python scripts/bench_scale.py [--repeats 5] [--output results/tables/bench_scale.md]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+
+def rows_and_keys(store: Path, experiment: str = "smoke") -> tuple[int, int]:
+    keys = []
+    for p in (store / experiment).glob("part-*.parquet"):
+        keys += pq.read_table(p, columns=["key"]).column("key").to_pylist()
+    return len(keys), len(set(keys))
+
+
+def frame_equal(a: Path, b: Path) -> bool:
+    from randml_core.runner import VOLATILE_COLUMNS
+    from randml_core.store import Store
+    fa, fb = Store(a, "smoke").read(), Store(b, "smoke").read()
+    cols = sorted(c for c in fa.columns if c not in VOLATILE_COLUMNS)
+    if sorted(c for c in fb.columns if c not in VOLATILE_COLUMNS) != cols:
+        return False
+    return fa[cols].sort_values("key").reset_index(drop=True).equals(fb[cols].sort_values("key").reset_index(drop=True))
+
+
+def launch(argvs: list[list[str]], env: dict) -> float:
+    t0 = time.perf_counter()
+    procs = [subprocess.Popen(a, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for a in argvs]
+    for p in procs:
+        _, err = p.communicate()
+        if p.returncode:
+            raise SystemExit(f"{' '.join(p.args)} exited {p.returncode}:\n{err[-3000:]}")
+    return time.perf_counter() - t0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--output", default=str(REPO / "results/tables/bench_scale.md"))
+    args = ap.parse_args()
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    tmp = Path(tempfile.mkdtemp(prefix="randml-bench-scale-"))
+    cli = [sys.executable, "-m", "randml_core.cli", "run"]
+    base = ["experiment=smoke", f"protocol.repeats={args.repeats}", "n_jobs=1", "progress=false"]
+
+    def store_args(name, i=0):
+        return [f"store_dir={tmp / name}", f"hydra.run.dir={tmp / name}-log{i}", f"hydra.sweep.dir={tmp / name}-sweep"]
+
+    from hydra import compose, initialize_config_dir
+    from omegaconf import OmegaConf
+    from randml_core.config import build_spec
+    from randml_core.runner import make_plan
+    with initialize_config_dir(config_dir=str(REPO / "conf"), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=base)
+    plan = make_plan(build_spec(OmegaConf.to_container(cfg, resolve=True)))
+    n_cells, n_tasks = sum(len(t.cells) for t in plan.tasks), len(plan.tasks)
+    per_task = n_cells // n_tasks
+
+    scenarios = [
+        ("one run", "one", [[*cli, *base, *store_args("one")]]),
+        ("two runs at once", "two", [[*cli, *base, *store_args("two", i)] for i in range(2)]),
+        ("4 submitit_local jobs, shard=i/4", "shard4",
+         [[*cli, "-m", *base, "shard=0/4,1/4,2/4,3/4", "hydra/launcher=randml_local", *store_args("shard4")]]),
+        ("4 submitit_local jobs, no shard (leases only)", "lease4",
+         [[*cli, "-m", *base, "shard=null,null,null,null", "hydra/launcher=randml_local",
+           *store_args("lease4")]]),
+    ]
+    rows = []
+    for label, name, argvs in scenarios:
+        secs = launch(argvs, env)
+        n_rows, n_keys = rows_and_keys(tmp / name)
+        same = "reference" if name == "one" else ("yes" if frame_equal(tmp / "one", tmp / name) else "NO")
+        rows.append((label, secs, n_rows, n_keys, n_rows - n_keys, same))
+        print(label, f"{secs:.1f} s", n_rows, n_keys, same, flush=True)
+
+    lines = [
+        "# Several runs on one store: wall time and duplicated work",
+        "",
+        f"`scripts/bench_scale.py --repeats {args.repeats}`: `experiment=smoke protocol.repeats={args.repeats}`, "
+        f"{n_cells} cells in {n_tasks} tasks ({per_task} cells each), `n_jobs=1` per run or job, each scenario "
+        "into a fresh store.",
+        "",
+        f"**Machine: {os.cpu_count()} cores shared with other engineers' jobs** "
+        f"({platform.platform()}, Python {platform.python_version()}); the wall times include each "
+        "process's start-up (imports, Hydra, planning: several seconds here) and are noisy: read the "
+        "duplicates and the frame check, not the speed-ups. More processes than cores cannot run faster.",
+        "",
+        "| scenario | wall (s) | rows in parts | distinct keys | duplicated cells (tasks) | frame equals one run |",
+        "|---|---|---|---|---|---|",
+    ]
+    for label, secs, n_rows, n_keys, dup, same in rows:
+        lines.append(f"| {label} | {secs:.1f} | {n_rows} | {n_keys} | {dup} ({dup // per_task}) | {same} |")
+    lines += ["", "The speed-up of `make table4` on several machines is not measured (one 2-core machine here).", ""]
+    from randml_core.artefacts import atomic_write
+    out = atomic_write(args.output, "\n".join(lines))
+    print("wrote", out)
+    shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
