@@ -1,5 +1,8 @@
 """Plan and run an experiment: expand the spec into cells, skip stored ones, run the rest.
 
+Longer than ~500 lines on purpose: the plan, the task evaluation, the run loop with its leases and
+the progress bar are one pipeline whose parts share the Task / Cell / key definitions.
+
 A *cell* is (dataset, model variant, hyper-parameters, repeat, fold[, inner fold]). Its key is a
 content hash of everything that determines its result: the data hash, the split definition, the
 family and its code version, the canonical parameters and the model seed. A *task* is one split

@@ -1,5 +1,8 @@
 """ELM ridge-regression boosting (Andrecut, 2023, "ELM Ridge Regression Boosting").
 
+One algorithm of one paper in one module (Eqs. of the paper cited per function): splitting it would
+scatter the equations across files.
+
 Equation numbers refer to ``../shared/papers/elm_ridge_boosting.txt``.  Known
 misprints (see ``ERRATA.md``) are followed in their corrected form:
 

@@ -1,5 +1,8 @@
 """MeMd: generative maximum-entropy naive Bayes with maximum-discrimination feature ranking.
 
+One algorithm of one paper in one module (each function cites its equation): splitting it would
+scatter the method across files.
+
 Dukkipati, Pandey, Ghoshdastidar, Koley, Sriram, "Generative Maximum Entropy Learning for
 Multiclass Classification" (``../shared/papers/memd_generative_maxent.txt``; open choices and
 misprints in ``../shared/papers/ERRATA.md``, MeMd section).

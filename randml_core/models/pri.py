@@ -1,5 +1,8 @@
 """Principle of Relevant Information (PRI) solved by Sequential Minimal Optimization.
 
+One algorithm of one paper in one module, with the fixed-point iteration and a reference solver kept
+beside it for the tests: splitting it would scatter the equations across files.
+
 Paper: L. G. Sanchez Giraldo, "A Sequential Minimal Optimization for the Principle of
 Relevant Information" (``../shared/papers/pri_smo.txt``), with the corrections of
 ``../shared/papers/ERRATA.md`` (PRI-SMO section).

@@ -1,5 +1,8 @@
 """SLM / SLR Forest (Sec. III-A) and SLM / SLR Boost (Sec. III-B, Eqs. 25-35).
 
+One algorithm family of one paper in one module (Forest and Boost share the tree and the losses):
+splitting it would scatter Eqs. 25-35 across files.
+
 Both reuse the SLM tree of :mod:`randml_core.models.slm_tree`.  ``staged_*`` methods
 give the prediction after each number of trees (boosting rounds) without refitting,
 for the convergence figures (accuracy / log loss versus number of trees).

@@ -1,5 +1,8 @@
 """Subspace Learning Machine trees (Fu, Yang, Mishra, Kuo, arXiv 2205.05296).
 
+One algorithm of one paper in one module (split search, tree growth, routing); the compiled kernels
+are apart in slm_split_kernels.py.
+
 One SLM tree (classification, Sec. II) and one SLR tree (regression, Sec. V), plus the
 shared machinery the ensembles in :mod:`randml_core.models.slm_ensemble` reuse: the
 discriminant feature test (DFT, Eqs. 11-15), the probabilistic integer projection
