@@ -186,6 +186,9 @@ def _cmd_compare(cfg) -> int:
     with ArtefactSet(out, stem) as artefacts:
         text, _ = comparison_section(frame, metric, out / "figures" / f"{stem}_cd", f"{spec.name}: {metric}",
                                      rule, models, artefacts)
+        if models and len(models) == 2:  # two models: also the per-dataset paired test on their folds
+            from .report.comparison import paired_section
+            text += paired_section(frame, metric, models[0], models[1], rule)
         artefacts.write_text(out / "tables" / f"{stem}.md", text)
     print(text)
     print("wrote:", *[f"  {p}" for p in artefacts.committed], sep="\n")

@@ -59,3 +59,23 @@ def comparison_section(frame: pd.DataFrame, metric: str, stem: Path, title: str,
         head += f"\nNo CD diagram: {exc}\n"
     figure = f"\n![critical difference diagram]({Path('..') / 'figures' / Path(stem).name}.png)\n" if paths else ""
     return head + figure + "\n" + comp.to_markdown() + "\n", paths
+
+
+def paired_section(frame: pd.DataFrame, metric: str, model_a: str, model_b: str, rule: str = "best_mean") -> str:
+    """Per dataset, the corrected resampled t-test (Nadeau & Bengio 2003; Bouckaert & Frank 2004) of two
+    models on the outer folds of their selected settings (the same folds for both: paired)."""
+    from ..stats import corrected_ttest
+    from .tables import outer_rows
+    pick = selected(frame, metric, rule)
+    pick = pick[pick["model"].isin([model_a, model_b]) & pick["params_json"].notna()]
+    outer = outer_rows(frame)
+    folds = outer.merge(pick[["dataset", "model", "params_json"]], on=["dataset", "model", "params_json"])
+    folds = folds[folds["status"] == "ok"]
+    if folds.empty:
+        return f"\n## {model_a} vs {model_b} per dataset\n\nNo paired folds stored.\n"
+    t = corrected_ttest(folds, model_a, model_b, metric)
+    cols = [c for c in ("dataset", "mean_diff", "t", "df", "p", "better", "k", "r", "note") if c in t.columns]
+    from .tables import frame_markdown
+    return (f"\n## {model_a} vs {model_b} per dataset: corrected resampled t-test\n\n"
+            f"Outer folds at each model's selected setting; mean_diff = {model_a} - {model_b} ({metric}).\n\n"
+            + frame_markdown(t[cols].round(4)) + "\n")
