@@ -1,4 +1,5 @@
-"""Worker processes exit with the run that started them (loky's worker initializer).
+"""Process helpers: worker processes exit with the run that started them (loky's worker initializer),
+and :func:`pid_alive` (whether a writer or lease owner on this host still runs).
 
 Kept apart from the runner on purpose: a worker imports this module (standard library only) before
 anything heavy, so the watchdog runs within a second of the worker's start, even when the parent was
@@ -26,3 +27,14 @@ def die_with_parent(parent: int, interval: float = 0.5) -> None:
         os._exit(1)
     _STARTED.append(threading.Thread(target=watch, name="randml-parent-watchdog", daemon=True))
     _STARTED[0].start()
+
+
+def pid_alive(pid: int) -> bool:
+    """True if a process with this pid exists on this host (one of another user counts as alive)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

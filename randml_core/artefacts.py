@@ -36,6 +36,7 @@ import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
+from ._watchdog import pid_alive
 
 LOCK_NAME = ".artefacts.lock"
 JOURNAL_PREFIX = ".artefacts-journal-"
@@ -57,16 +58,6 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def _pid_alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's live process
-        return True
-    return True
 
 
 def _write_handle(fh, data: bytes) -> None:
@@ -202,7 +193,7 @@ def _debris(directory: Path, now: float) -> list[Path]:
             age = now - e.stat(follow_symlinks=False).st_mtime
         except FileNotFoundError:
             continue
-        if not _pid_alive(int(m["pid"])) or age > STALE_SECONDS:
+        if not pid_alive(int(m["pid"])) or age > STALE_SECONDS:
             out.append(Path(e.path))
     return out
 

@@ -29,6 +29,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from ._watchdog import pid_alive
 
 log = logging.getLogger(__name__)
 
@@ -44,14 +45,6 @@ def task_id(cell_keys) -> str:
     return hashlib.sha256("\n".join(sorted(cell_keys)).encode()).hexdigest()[:24]
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 @dataclass
@@ -81,7 +74,7 @@ def is_stale(info: LeaseInfo, now: float | None = None, stale_after: float = STA
     now = time.time() if now is None else now
     if now - info.heartbeat > stale_after:
         return True
-    return info.host == HOST and info.pid > 0 and not _pid_alive(info.pid)
+    return info.host == HOST and info.pid > 0 and not pid_alive(info.pid)
 
 
 class Leases:
@@ -139,7 +132,7 @@ class Leases:
                     return False
                 log.warning("leases: taking over task %s from %s pid %d (heartbeat %.0f s old%s)", tid,
                             again.host or "?", again.pid, time.time() - again.heartbeat,
-                            ", pid dead" if again.host == HOST and again.pid > 0 and not _pid_alive(again.pid) else "")
+                            ", pid dead" if again.host == HOST and again.pid > 0 and not pid_alive(again.pid) else "")
                 self.path(tid).unlink(missing_ok=True)
             if self._create(tid):
                 self.taken_over += 1

@@ -38,6 +38,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+from ._watchdog import pid_alive
 
 log = logging.getLogger(__name__)
 
@@ -108,14 +109,6 @@ def _file_id(path: Path) -> str:
     return f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class Store:
@@ -269,7 +262,7 @@ class Store:
                 age = time.time() - tmp.stat().st_mtime
             except FileNotFoundError:
                 continue
-            gone = (host == _HOST and pid is not None and pid.isdigit() and not _pid_alive(int(pid)))
+            gone = (host == _HOST and pid is not None and pid.isdigit() and not pid_alive(int(pid)))
             if gone or age > STALE_TEMP_SECONDS:
                 tmp.unlink(missing_ok=True)
                 n += 1
