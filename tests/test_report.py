@@ -69,3 +69,14 @@ def test_cell_counts_keeps_skipped_apart_from_failed():
     assert cell_counts(frame, 5) == "Failed cells: 1; skipped by rule: 2; cells stored 5 of 5 planned."
     assert cell_counts(frame.iloc[:2], 5).endswith("cells stored 2 of 5 planned (INCOMPLETE).")
     assert cell_counts(pd.DataFrame(), 3).startswith("Failed cells: 0; skipped by rule: 0;")
+
+
+def test_grid_edge_flags_name_settings_on_an_edge_of_a_numeric_axis():
+    import pandas as pd
+    from randml_core.config import Variant
+    from randml_core.report.tables import grid_edge_flags
+    v = Variant("M", "svm", {}, {"C": [0.1, 1.0, 10.0], "gamma": [0.5, 1.0], "kind": ["a", "b", "c"]})
+    summary = pd.DataFrame({"dataset": ["d1", "d2", "d3"], "model": ["M", "M", "M"],
+                            "params_json": ['{"C": 10.0, "gamma": 0.5, "kind": "a"}', '{"C": 1.0, "gamma": 1.0}', None]})
+    # C=10 is the top of its 3-value axis; gamma has 2 values (every choice is an edge: not flagged); strings ignored
+    assert grid_edge_flags(summary, [v]) == ["d1 / M: C=10 (grid 0.1..10)"]

@@ -12,7 +12,7 @@ import pandas as pd
 
 from ..stats import higher_is_better
 from .comparison import comparison_section, selected
-from .tables import Table, cell_counts
+from .tables import Table, cell_counts, grid_edge_flags
 
 
 def metrics_of(ctx) -> list[str]:
@@ -47,6 +47,9 @@ def build(ctx) -> list:
                       "Data sources: " + "; ".join(f"{d}: {s}" + (f" (substitute for {ctx.substitutes[d]})"
                                                                  if d in ctx.substitutes else "")
                                                    for d, s in ctx.sources.items()) + "."]
+            edges = grid_edge_flags(pick, spec.variants)
+            footer.append("Selected settings on a grid edge (the best value may lie outside the grid): "
+                          + ("; ".join(edges) if edges else "none") + ".")
             reasons = sorted(set(frame.loc[frame["status"] == "skipped", "error"].dropna())) if len(frame) else []
             footer += [f"Skipped by rule: {r.removeprefix('skipped: ')}" for r in reasons]
             table = Table(f"{spec.name}: {metric}" + (" (nested CV selection)" if rule == "nested" else ""),

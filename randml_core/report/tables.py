@@ -228,3 +228,21 @@ def frame_latex(frame: pd.DataFrame) -> str:
     lines += [" & ".join("" if pd.isna(v) else _tex_escape(v) for v in row) + " \\\\"
               for row in frame.itertuples(index=False)]
     return "\n".join(lines + ["\\hline", "\\end{tabular}", ""])
+
+
+def grid_edge_flags(summary: pd.DataFrame, variants) -> list[str]:
+    """Selected settings that sit on an edge of a searched numeric axis (3+ values): the search may have
+    stopped short of the best value. One "dataset / model: param=value (grid min..max)" per hit."""
+    import json
+    axes = {v.name: {p: vals for p, vals in v.grid.items() if len(vals) >= 3
+                     and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in vals)}
+            for v in variants}
+    flags = []
+    for r in summary.itertuples():
+        if not isinstance(r.params_json, str) or not axes.get(r.model):
+            continue
+        chosen = json.loads(r.params_json)
+        for p, vals in axes[r.model].items():
+            if p in chosen and chosen[p] in (min(vals), max(vals)):
+                flags.append(f"{r.dataset} / {r.model}: {p}={chosen[p]:g} (grid {min(vals):g}..{max(vals):g})")
+    return flags
