@@ -11,6 +11,7 @@ import os
 import numpy as np
 import pandas as pd
 
+from randml_core.report.table_stats import report_lines
 from randml_core.artefacts import ArtefactSet
 from randml_core.provenance import REPO_ROOT, short_version
 from randml_core.report.tables import select_best, select_by_criterion
@@ -133,6 +134,9 @@ def main() -> None:
              "## Table 4 (`eem_table4.md`, `eem_table4_nested.md`, `eem_table4_unbalanced.md`)", *table4_claims(t4),
              *table4_claims(tu, "unbalanced part (offline copies and named substitutes; the originals need "
                             "`make data`)", "make table4-unbalanced"), "",
+             "Statistics over datasets, beside the paper's win counts:",
+             *[ln for stem in ("eem_table4", "eem_table4_nested", "eem_table4_unbalanced")
+               for ln in report_lines(stem, REPO_ROOT / "results")], "",
              "## Table 6 (`eem_table6.md`)", *table6_claims(t4), "",
              "## Table 1 (`eem_table1.md`)", *table1_claims(t1), "",
              "## Figure 3 (`results/figures/eem_fig3.png`)", *fig3_claims(f3), "",

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from randml_core.artefacts import ArtefactSet
+from randml_core.report.table_stats import report_lines
 from randml_core.provenance import short_version
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -163,6 +164,8 @@ def build(tables: Path) -> Path:
            "that 2-moment MeMd assumes (a few shifted genes), so they favour MeMd over the SVM by construction.", ""]
     for title, verdict, lines in claims:
         out += [f"## {title}", "", f"**Verdict: {verdict}**", ""] + [f"- {ln}" for ln in lines] + [""]
+    out += ["## Statistics over datasets (beside the claims above)", "",
+            *report_lines("memd_table2", tables.parent), ""]
     out += ["## Dataset sources actually used", ""]
     for name, df in (("Table II", t2), ("Table III", t3)):
         if df.empty:

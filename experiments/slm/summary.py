@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from randml_core.artefacts import ArtefactSet
+from randml_core.report.table_stats import report_lines
 from randml_core.provenance import short_version
 
 SUBSTITUTES = {"banknote-synthetic", "california-friedman1-substitute"}
@@ -114,7 +115,9 @@ def build(results_dir: Path) -> Path:
             "The synthetic 2-D sets are our generators (the paper's are not recoverable). "
             "Model sizes: the paper's own Table II has SLM larger than DT on Wine, B.C.W. and Ionosphere.", "",
             "Generated from results/tables/slm_table1.csv, slm_table2.csv, slm_table3.csv "
-            "(time and code version: `slm_report.meta.json`).", ""] + details
+            "(time and code version: `slm_report.meta.json`).", "",
+            "## Statistics over datasets (beside the paper's per-dataset comparisons)", ""]
+    out += [*report_lines("slm_table1", results_dir), *report_lines("slm_table3", results_dir), ""] + details
     path = tdir / "slm_report.md"
     with ArtefactSet(results_dir, "slm_report", code_version=short_version()) as artefacts:
         artefacts.write_text(path, "\n".join(out))

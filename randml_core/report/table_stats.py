@@ -109,3 +109,30 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def report_lines(stem: str, results_dir: Path) -> list[str]:
+    """A few markdown lines for a paper's claims report: the statistician's reading of one table beside
+    the paper's own argument (average ranks, Friedman / Iman-Davenport, Nemenyi CD, real datasets only when
+    substitutes are present), pointing to ``<stem>_stats.md``; [] when the table is absent."""
+    metric, what = TABLES[stem]
+    path = results_dir / "tables" / f"{stem}.csv"
+    if not path.exists():
+        return []
+    matrix = score_matrix_from_csv(path)
+    subs = _substitutes(matrix.index)
+    real = matrix.drop(index=sorted(subs)).dropna(how="all").dropna(axis=1, how="all")
+    head = f"- {what}" + (f" (real datasets only; {len(subs)} substitute(s) left out)" if subs else "") + ": "
+    try:
+        comp = compare(real, metric)
+    except StatsRefusal as exc:
+        return [head + f"not applicable ({exc}). Details: `{stem}_stats.md`."]
+    if comp.n_datasets < 2:
+        return [head + f"not applicable ({comp.n_datasets} dataset with every model scored; a comparison over "
+                f"datasets needs at least 2). Details: `{stem}_stats.md`."]
+    ranks = ", ".join(f"{m} {r:.2f}" for m, r in comp.ranks.sort_values().items())
+    fr = comp.friedman
+    p = "n/a" if fr.p is None else f"{fr.p:.2g}"
+    cd = f"; Nemenyi CD = {comp.cd.value:.2f}" if comp.cd.applicable else ""
+    return [head + f"{comp.n_datasets} datasets, average ranks (1 = best) {ranks}; Friedman p = {p}{cd}. "
+            f"Pairwise tests and the CD diagram: `{stem}_stats.md`."]
