@@ -18,7 +18,7 @@ from ..results import make_target
 from . import assets
 from .files import write_text
 from .mdrender import badge, render, render_inline, section_of, tables_after_heading
-from .papers import PAPERS, Artefacts, Paper, artefacts, code_versions, experiments, siblings
+from .papers import PAPERS, Artefacts, Paper, published, artefacts, code_versions, experiments, siblings
 
 CSV_ROWS_SHOWN = 400  # a data CSV with more rows is linked, not shown
 esc = html.escape
@@ -218,7 +218,7 @@ relative links: no server, no network. Click a table header to sort.</div></foot
         claimed = {q.resolve() for a in self.arts.values() for p in a.all() for q in siblings(p)}
         others = [p for d in ("tables", "figures") if (self.results / d).is_dir()
                   for p in sorted((self.results / d).iterdir())
-                  if p.is_file() and not p.name.startswith(".") and p.resolve() not in claimed]
+                  if p.is_file() and not p.name.startswith(".") and published(p) and p.resolve() not in claimed]
         notebook = self.repo / "notebooks" / "explore_results.ipynb"
         body = [
             "<h1>randml results</h1>",

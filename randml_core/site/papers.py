@@ -63,10 +63,15 @@ def _is_claims(p: Path, key: str) -> bool:
     return p.suffix == ".md" and p.stem in (f"{key}_report", f"{key}_claims")
 
 
+def published(p: Path) -> bool:
+    """Not a report's sidecar (``*.meta.json``: times and code versions, gitignored, so absent from a clone)."""
+    return not p.name.endswith(".meta.json")
+
+
 def artefacts(paper: Paper, results: Path) -> Artefacts:
     tables, figures = results / "tables", results / "figures"
-    own = sorted(tables.glob(f"{paper.key}_*")) if tables.is_dir() else []
-    bench = sorted(tables.glob(f"bench_{paper.key}*")) if tables.is_dir() else []
+    own = sorted(filter(published, tables.glob(f"{paper.key}_*"))) if tables.is_dir() else []
+    bench = sorted(filter(published, tables.glob(f"bench_{paper.key}*"))) if tables.is_dir() else []
     a = Artefacts()
     for p in own:
         if p.name.endswith("stats.md"):
@@ -91,7 +96,8 @@ def _natural(name: str) -> list:
 
 def siblings(p: Path) -> list[Path]:
     """The other formats written with a table or figure (csv, tex, pdf, ...), ``p`` first."""
-    return [p, *sorted(q for q in p.parent.glob(p.stem + ".*") if q != p and not q.name.startswith("."))]
+    return [p, *sorted(q for q in p.parent.glob(p.stem + ".*")
+                       if q != p and not q.name.startswith(".") and published(q))]
 
 
 def code_versions(p: Path) -> list[str]:
