@@ -2,17 +2,23 @@
 
 Sections (all by default; pick with --only):
   grid     shared-work grid evaluation vs a naive per-configuration refit (GridSearchCV-style:
-           Estimator(**params).fit().predict() for every cell) on fold 0 of every dataset, the
-           full paper grid, one process; checks the scores are identical.
+           Estimator(**params).fit().predict() for every cell, plus the same Section 7.4 training
+           criteria the shared evaluator stores when experiment.train_criteria is on) on fold 0 of
+           every dataset, the full paper grid, one process, 1 BLAS thread; compares every cell's score.
+  profile  cProfile of the shared evaluators on the same cells: the top costs of each family.
   table4   the whole paper grid, 9 datasets x 10 folds x 1 repeat, n_jobs=2, into a fresh store.
   cached   `randml run experiment=eem_table4` again on that complete store (0 fits expected).
-Writes results/tables/bench_eem.md.
+Writes results/tables/bench_eem.md; sections not re-run are kept from the existing file.
 """
 from __future__ import annotations
 
 import argparse
+import cProfile
 import os
+import pickle
 import platform
+import pstats
+import re
 import subprocess
 import sys
 import tempfile
@@ -26,7 +32,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from randml_core.metrics import gmean  # noqa: E402
-from randml_core.family import FAMILIES, Split, evaluate_naive  # noqa: E402
+from randml_core.divergence import train_criteria  # noqa: E402
+from randml_core.family import FAMILIES, Split, evaluate_plain  # noqa: E402
+from randml_core.models._common import binary_targets  # noqa: E402
 from randml_core.runner import _minmax, make_plan  # noqa: E402
 
 
@@ -39,52 +47,151 @@ def compose_spec(*overrides):
     return build_spec(OmegaConf.to_container(cfg, resolve=True))
 
 
-def bench_grid(lines: list[str]) -> None:
-    spec = compose_spec("experiment=eem_table4")
+def _fold0_tasks(spec):
+    """(dataset, X_train, y_train, X_test, y_test, seed, {family: settings}) of fold 0 of every dataset."""
     plan = make_plan(spec)
-    shared_t: dict[str, float] = {}
-    naive_t: dict[str, float] = {}
-    n_cells = n_diff = 0
-    max_diff = 0.0
     for task in plan.tasks:
         if task.split.fold != 0 or task.split.repeat != 0 or task.split.inner != -1:
             continue
         ds = plan.datasets[task.dataset]
         Xtr, Xte = _minmax(ds.X[task.split.train], ds.X[task.split.test])
-        ytr, yte = ds.y[task.split.train], ds.y[task.split.test]
         by_family: dict[str, list[dict]] = {}
         for c in task.cells:
             by_family.setdefault(c.variant.family, []).append(c.params)
+        yield task.dataset, Xtr, ds.y[task.split.train], Xte, ds.y[task.split.test], task.split.model_seed, by_family
+
+
+def _naive_criteria(family: str, X_train, y_train, seed: int):
+    """The Section 7.4 criteria a naive refit needs to store the same cell as the shared evaluator
+    (evaluate_plain's ``extras`` hook): D_CS of the training projections."""
+    t = binary_targets(y_train, np.unique(y_train))
+
+    def extras(est) -> dict:
+        if family in ("welm", "svm"):
+            z = est.decision_function(X_train)
+        elif family in ("eem", "eekm"):
+            z = est._features(X_train) @ est.beta_
+        else:
+            return {}
+        return train_criteria(z, t, seed=seed)
+    return extras
+
+
+def _cell_key(dataset: str, family: str, params: dict) -> tuple:
+    return dataset, family, tuple(sorted((k, str(v)) for k, v in params.items()))
+
+
+def compare_cells(ref: dict, cells: dict) -> tuple[int, int, int, int]:
+    """(cells in both, cells whose predictions differ, whose error/converged differ, whose extras differ):
+    exact comparison of two ``--cells-out`` dumps (extras: criteria, n_support, n_iter; NaN equals NaN)."""
+    both = [k for k in cells if k in ref]
+    pred = flags = extras = 0
+    for k in both:
+        (pa, ea, ca, xa), (pb, eb, cb, xb) = ref[k], cells[k]
+        pred += (pa is None) != (pb is None) or (pa is not None and not np.array_equal(pa, pb))
+        flags += ea != eb or ca != cb
+        extras += any(not (xa.get(n) == xb.get(n) or (isinstance(xa.get(n), float) and isinstance(xb.get(n), float)
+                                                      and np.isnan(xa[n]) and np.isnan(xb[n])))
+                      for n in set(xa) | set(xb))
+    return len(both), pred, flags, extras
+
+
+def bench_grid(lines: list[str], cells_out: str | None = None, cells_ref: str | None = None) -> None:
+    spec = compose_spec("experiment=eem_table4")
+    cells: dict[tuple, tuple] = {}
+    criteria = bool(spec.options.get("train_criteria"))
+    shared_t: dict[str, float] = {}
+    naive_t: dict[str, float] = {}
+    n_cells: dict[str, int] = {}
+    n_diff: dict[str, int] = {}
+    max_diff: dict[str, float] = {}
+    crit_diff: dict[str, float] = {}
+    for name, Xtr, ytr, Xte, yte, seed, by_family in _fold0_tasks(spec):
         for family, settings in by_family.items():
             fam = FAMILIES[family]
+            naive_settings = [{**p, **({"max_iter": spec.options["svm_max_iter"]} if family == "svm" else {})}
+                              for p in settings]
             with threadpool_limits(1):
                 t0 = time.perf_counter()
-                fast = fam.evaluate(Split(Xtr, ytr, Xte, task.split.model_seed, dict(spec.options)), settings)
+                fast = fam.evaluate(Split(Xtr, ytr, Xte, seed, dict(spec.options)), settings)
                 t1 = time.perf_counter()
-                slow = evaluate_naive(fam, Split(Xtr, ytr, Xte, task.split.model_seed, dict(spec.options)),
-                                      [{**p, **({"max_iter": spec.options["svm_max_iter"]} if family == "svm" else {})}
-                                       for p in settings])
+                slow = evaluate_plain(fam, Split(Xtr, ytr, Xte, seed, dict(spec.options)), naive_settings,
+                                      extras=_naive_criteria(family, Xtr, ytr, seed) if criteria else None)
                 t2 = time.perf_counter()
             shared_t[family] = shared_t.get(family, 0.0) + t1 - t0
             naive_t[family] = naive_t.get(family, 0.0) + t2 - t1
+            for a in fast:
+                cells[_cell_key(name, family, a.params)] = (
+                    None if a.y_pred is None else np.asarray(a.y_pred), a.error, a.converged,
+                    {k: v for k, v in a.extras.items() if k != "traceback"})
             for a, b in zip(fast, slow):
-                n_cells += 1
+                n_cells[family] = n_cells.get(family, 0) + 1
                 if a.error or b.error:
-                    n_diff += (a.error is None) != (b.error is None)
+                    n_diff[family] = n_diff.get(family, 0) + ((a.error is None) != (b.error is None))
                     continue
                 d = abs(gmean(yte, a.y_pred) - gmean(yte, b.y_pred))
-                max_diff = max(max_diff, d)
-                n_diff += d > 0
-        print(f"  grid bench: {task.dataset} done", file=sys.stderr)
+                max_diff[family] = max(max_diff.get(family, 0.0), d)
+                n_diff[family] = n_diff.get(family, 0) + (d > 0)
+                for k in ("dcs_gauss", "dcs_kde"):
+                    if k in a.extras and k in b.extras and np.isfinite(a.extras[k]) and np.isfinite(b.extras[k]):
+                        x, y = a.extras[k], b.extras[k]
+                        crit_diff[family] = max(crit_diff.get(family, 0.0), abs(x - y) / max(abs(x), abs(y), 1.0))
+        print(f"  grid bench: {name} done", file=sys.stderr)
     lines += ["## Shared-work grid vs naive refit (fold 0 of each dataset, paper grid, 1 BLAS thread)", "",
-              "| family | shared s | naive s | speed-up |", "|---|---|---|---|"]
+              "Command: `.venv/bin/python scripts/bench.py --only grid` (shared and naive in the same run, one "
+              "after the other per dataset and family). The machine has 2 cores shared with other engineers "
+              "running tests while this ran: timings are noisy (compare the two columns of one run, not runs).",
+              "", "Both sides do the same work per cell: the naive refit also computes the Section 7.4 training "
+              f"criteria (D_CS) that the shared evaluator stores (experiment.train_criteria={criteria}).", "",
+              "| family | cells | shared s | naive s | speed-up | cells with a different GMean | max GMean diff "
+              "| max criteria rel. diff |", "|---|---|---|---|---|---|---|---|"]
     for f in shared_t:
-        lines.append(f"| {f} | {shared_t[f]:.1f} | {naive_t[f]:.1f} | {naive_t[f] / shared_t[f]:.1f}x |")
+        lines.append(f"| {f} | {n_cells[f]} | {shared_t[f]:.1f} | {naive_t[f]:.1f} | {naive_t[f] / shared_t[f]:.1f}x "
+                     f"| {n_diff.get(f, 0)} | {max_diff.get(f, 0.0):.2e} | "
+                     f"{'-' if f not in crit_diff else f'{crit_diff[f]:.1e}'} |")
     ts, tn = sum(shared_t.values()), sum(naive_t.values())
-    lines += [f"| **all** | {ts:.1f} | {tn:.1f} | **{tn / ts:.1f}x** |", "",
-              f"{n_cells} cells compared; {n_diff} with a different GMean (max |diff| {max_diff:.2e}); "
-              "SVM differences, if any, come from libsvm computing the RBF kernel itself in the naive run "
-              "versus our precomputed kernel.", ""]
+    lines += [f"| **all** | {sum(n_cells.values())} | {ts:.1f} | {tn:.1f} | **{tn / ts:.1f}x** "
+              f"| {sum(n_diff.values())} | {max(max_diff.values(), default=0.0):.2e} | |", "",
+              "The shared results are the stored ones. Known differences of the naive refit, not of the shared "
+              "path: SVM, libsvm computing the RBF kernel itself versus the shared run's precomputed kernel "
+              "(different rounding of K; the fits stop at tol=1e-3 or at the iteration bound on slightly "
+              "different paths); LS-SVM, one LU solve per C versus one eigendecomposition for all C (lssvm_path), "
+              "which differ in rounding on ill-conditioned systems; EEKM criteria, K (K^-1/2 beta) versus "
+              "(K K^-1/2) beta. Criteria differences are relative to max(|a|, |b|, 1).", ""]
+    if cells_out:
+        with open(cells_out, "wb") as fh:
+            pickle.dump(cells, fh)
+    if cells_ref:
+        with open(cells_ref, "rb") as fh:
+            n, pred, flags, extras = compare_cells(pickle.load(fh), cells)
+        lines += [f"Shared path against a reference dump (`--cells-ref {cells_ref}`, written by `--cells-out` "
+                  f"from an earlier version of the evaluators): {n} cells compared exactly; predictions differ in "
+                  f"{pred}, error/converged flags in {flags}, stored extras (criteria, n_support, n_iter) in "
+                  f"{extras}.", ""]
+
+
+def bench_profile(lines: list[str], top: int = 6) -> None:
+    """cProfile of every shared evaluator on the grid bench's cells: top functions by own time."""
+    spec = compose_spec("experiment=eem_table4")
+    profiles: dict[str, cProfile.Profile] = {}
+    for _name, Xtr, ytr, Xte, _yte, seed, by_family in _fold0_tasks(spec):
+        for family, settings in by_family.items():
+            prof = profiles.setdefault(family, cProfile.Profile())
+            with threadpool_limits(1):
+                prof.runcall(FAMILIES[family].evaluate, Split(Xtr, ytr, Xte, seed, dict(spec.options)), settings)
+    lines += ["## Profile of the shared evaluators (cProfile, same cells, 1 BLAS thread)", "",
+              "Command: `.venv/bin/python scripts/bench.py --only profile`. Own time of the top functions "
+              "(profiler overhead included; the machine was shared).", ""]
+    for family, prof in profiles.items():
+        st = pstats.Stats(prof)
+        total = st.total_tt
+        rows = sorted(st.stats.items(), key=lambda kv: -kv[1][2])[:top]
+        parts = []
+        for (path, _line, func), (_cc, ncalls, tottime, _ct, _callers) in rows:
+            where = re.sub(r".*/(site-packages|randml_core|experiments)/", r"\1/", path).replace("site-packages/", "")
+            parts.append(f"{func} ({where}, {ncalls} calls) {tottime:.1f} s")
+        lines.append(f"- **{family}** ({total:.1f} s): " + "; ".join(parts))
+    lines.append("")
 
 
 def _cli(args, env=None):
@@ -116,24 +223,53 @@ def bench_cached(lines: list[str], store: str) -> None:
               f"{summary[-1] if summary else ''}", ""]
 
 
+def _merge(path: Path, head: list[str], sections: list[str]) -> str:
+    """The new header and sections, plus the existing file's sections (by heading) not re-run."""
+    def split(lines):
+        out, cur = {}, None
+        for line in lines:
+            if line.startswith("## "):
+                cur = line
+                out[cur] = []
+            if cur is not None:
+                out[cur].append(line)
+        return out
+    new = split(sections)
+    old = split(path.read_text().splitlines()) if path.exists() else {}
+    order = list(new) + [h for h in old if h not in new]
+    body = [line for h in order for line in (new.get(h) or old[h])]
+    return "\n".join(head + body).rstrip("\n") + "\n"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--only", nargs="*", choices=["grid", "table4", "cached"], default=["grid", "table4", "cached"])
+    sections = ["grid", "profile", "table4", "cached"]
+    ap.add_argument("--only", nargs="*", choices=sections, default=sections)
     ap.add_argument("--store", default=None, help="store for table4/cached (default: a fresh temp dir)")
+    ap.add_argument("--cells-out", default=None, help="grid: pickle the shared path's cells (predictions, "
+                    "flags, extras) to this file")
+    ap.add_argument("--cells-ref", default=None, help="grid: compare the shared path's cells exactly with a "
+                    "--cells-out file of an earlier version")
     args = ap.parse_args()
-    lines = ["# randml benchmarks: EEM Table 4 engine", "",
-             f"Machine: {os.cpu_count()} cores, {platform.processor() or platform.machine()}, Python "
-             f"{platform.python_version()}; generated {time.strftime('%Y-%m-%d %H:%M')}.", ""]
+    head = ["# randml benchmarks: EEM Table 4 engine", "",
+            f"Machine: {os.cpu_count()} cores, {platform.processor() or platform.machine()}, Python "
+            f"{platform.python_version()}; generated {time.strftime('%Y-%m-%d %H:%M')} "
+            f"(sections: {', '.join(args.only)}; the others are kept from the previous run).", ""]
+    lines: list[str] = []
     store = args.store or tempfile.mkdtemp(prefix="randml-bench-")
     if "grid" in args.only:
-        bench_grid(lines)
+        bench_grid(lines, args.cells_out, args.cells_ref)
+    if "profile" in args.only:
+        bench_profile(lines)
     if "table4" in args.only:
         bench_table4(lines, store)
     if "cached" in args.only:
         bench_cached(lines, store)
     from randml_core.artefacts import atomic_write
-    atomic_write(REPO / "results" / "tables" / "bench_eem.md", "\n".join(lines) + "\n")
-    print("\n".join(lines))
+    out = REPO / "results" / "tables" / "bench_eem.md"
+    text = _merge(out, head, lines)
+    atomic_write(out, text)
+    print(text)
     print(f"wrote {out}")
 
 
