@@ -65,7 +65,14 @@ def child(res, fault):
         build_report(spec, store, res, committed=True)
     except KeyboardInterrupt:
         os._exit(130)
-    except BaseException:
+    except BaseException as exc:
+        # an interrupt that third-party code (e.g. a C callback while a figure is saved) re-raised as
+        # another exception is still the interrupt: look for it in the exception's chain
+        seen = exc
+        while seen is not None:
+            if isinstance(seen, KeyboardInterrupt):
+                os._exit(130)
+            seen = seen.__cause__ or seen.__context__
         traceback.print_exc()
         os._exit(1)
     print(f"done {time.perf_counter() - t0}", flush=True)

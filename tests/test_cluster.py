@@ -204,7 +204,9 @@ def test_two_concurrent_runs_compute_every_cell_once(tmp_path, cli_env, compose)
     keys = part_keys(store)
     assert len(keys) == len(set(keys)) == len(planned) == 576 and set(keys) == planned
     computed = [int(o[1].split("randml run: computed ")[1].split()[0]) for o in outs]
-    assert sum(computed) == 576 and min(computed) > 0, computed  # the work was split, not repeated
+    # every cell computed once in all (how the tasks interleave between the two runs is up to the
+    # scheduler: on a loaded machine one run may take them all; the lease tests cover the hand-over)
+    assert sum(computed) == 576, computed
     assert all("randml run: smoke: 576 cells in 24 tasks; " in o[1] for o in outs)  # the summary line
     assert list((store / "smoke" / "leases").glob("*.lease")) == []
 
