@@ -27,8 +27,9 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["CellResult", "Split", "Family", "FAMILIES", "register_family", "get_family", "evaluate_plain",
-           "guard", "timed", "release_unneeded", "target_family", "make_estimator", "task_support", "TASKS"]
+__all__ = ["CellResult", "Split", "Family", "FAMILIES", "register_family", "evaluate_plain",
+           "guard", "timed", "release_unneeded", "target_family", "target_key", "family_of", "evaluate", "skipped",
+           "make_estimator", "task_support", "TASKS"]
 
 TASKS = ("binary", "multiclass", "regression")
 
@@ -170,11 +171,6 @@ def evaluate_plain(family: Family, split: Split, settings: list[dict], staged: b
     return results
 
 
-def evaluate_naive(family: Family, split: Split, settings: list[dict]) -> list[CellResult]:
-    """Refit every setting from scratch: the baseline of the shared-work evaluators in `make bench`."""
-    return evaluate_plain(family, split, settings)
-
-
 # --------------------------------------------------------------------------- the registry
 _EXPERIMENTS = Path(__file__).resolve().parent.parent / "experiments"
 
@@ -218,9 +214,6 @@ def register_family(family: Family) -> None:
     """Add a family (a paper's ``families.py`` calls this at import)."""
     dict.__setitem__(FAMILIES, family.name, family)
 
-
-def get_family(name: str) -> Family:
-    return FAMILIES[name]
 
 
 def release_unneeded(split: Split, later: list[Family]) -> list:

@@ -32,7 +32,8 @@ def build(ctx) -> list:
     if spec.protocol.inner_splits:
         rules.append(("nested", f"nested CV, {spec.protocol.inner_splits} inner folds per outer fold", "_nested"))
     paths, stats = [], [f"# {spec.name}: comparison over datasets\n"]
-    for metric in metrics_of(ctx):
+    metrics = metrics_of(ctx)
+    for metric in metrics:
         if len(frame) and metric not in frame.columns:
             raise SystemExit(f"randml: report.metrics lists {metric!r}, which the stored rows do not have "
                              f"(they have: {', '.join(c for c in ('gmean', 'accuracy', 'balanced_accuracy', 'log_loss', 'rmse', 'mae') if c in frame.columns)})")
@@ -55,7 +56,7 @@ def build(ctx) -> list:
             table = Table(f"{spec.name}: {metric}" + (" (nested CV selection)" if rule == "nested" else ""),
                           rows, columns, pick, notes, footer, higher_is_better=higher_is_better(metric),
                           skipped_text="not run (skipped by rule, see below)")
-            stem = spec.name + ("" if metric == metrics_of(ctx)[0] else f"_{metric}") + suffix
+            stem = spec.name + ("" if metric == metrics[0] else f"_{metric}") + suffix
             paths += table.write(ctx.results_dir / "tables" / stem, ctx.artefacts)
             print(table.to_markdown())
             text, figs = comparison_section(frame, metric, ctx.results_dir / "figures" / f"{stem}_cd",
