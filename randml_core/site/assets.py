@@ -93,6 +93,7 @@ summary { cursor: pointer; }
 .badge { display: inline-block; padding: 0 0.45em; border-radius: 0.8em; font-size: 0.8em; font-weight: 700; letter-spacing: 0.02em; white-space: nowrap; border: 1px solid transparent; }
 .v-held { background: #dff3e4; color: #17612e; border-color: #9fd5ae; }
 .v-not-held { background: #fbe3e1; color: #9b1c13; border-color: #efa49d; }
+.v-inconclusive { background: #fdf3d7; color: #7a5a00; border-color: #e8cf86; }
 .v-not-tested { background: #fdf1d6; color: #7a5300; border-color: #ecc97a; }
 .v-reference { background: #e6ecf5; color: #304a6e; border-color: #b6c4da; }
 .v-substitute { background: #fff; color: #a55200; border-color: #e0a060; }

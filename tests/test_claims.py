@@ -1,0 +1,135 @@
+"""The claim rules (randml_core.report.claims) and the margin tests under them (randml_core.stats.margins),
+checked against scipy's one-sample t-test, the corrected resampled t-test and hand-built fold frames."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from randml_core.report import claims as C
+from randml_core.stats import corrected_resampled_t, holm
+from randml_core.stats.margins import log_ratio_test, margin_test
+
+
+def test_margin_test_matches_scipy_one_sided_t_for_independent_replicates():
+    d = np.array([0.8, -0.2, 1.1, 0.4, 0.9, 0.3, -0.1, 0.6])
+    iv = margin_test(d, -0.5, 0.5)
+    assert iv.p_above == pytest.approx(stats.ttest_1samp(d + 0.5, 0.0, alternative="greater").pvalue, rel=1e-12)
+    assert iv.p_below == pytest.approx(stats.ttest_1samp(d - 0.5, 0.0, alternative="less").pvalue, rel=1e-12)
+    # the (1 - 2 alpha) interval is scipy's 90 % confidence interval of the mean
+    ci = stats.ttest_1samp(d, 0.0).confidence_interval(0.90)
+    assert (iv.low, iv.high) == (pytest.approx(ci.low, rel=1e-12), pytest.approx(ci.high, rel=1e-12))
+
+
+def test_margin_test_with_the_corrected_variance_halves_the_corrected_two_sided_p():
+    rng = np.random.default_rng(3)
+    d = rng.normal(0.4, 1.0, size=30)
+    ratio = 1 / 9
+    t, df, p_two = corrected_resampled_t(d, ratio)
+    iv = margin_test(d, 0.0, 0.0, test_train_ratio=ratio)
+    assert t > 0
+    assert iv.p_above == pytest.approx(p_two / 2, rel=1e-10)
+    assert iv.p_below == pytest.approx(1 - p_two / 2, rel=1e-10)
+    # the correction widens the interval by sqrt(1 + n * ratio) against the plain one
+    plain = margin_test(d, 0.0, 0.0)
+    assert (iv.high - iv.low) / (plain.high - plain.low) == pytest.approx(math.sqrt(1 + 30 * ratio), rel=1e-12)
+
+
+def test_log_ratio_test_is_a_one_sample_t_on_log_times():
+    slow = np.array([2.1, 2.0, 2.3, 1.9, 2.2])
+    fast = np.array([1.0, 0.9, 1.0, 1.0, 1.05])
+    iv = log_ratio_test(slow, fast, factor=1.5)
+    ref = stats.ttest_1samp(np.log(slow / fast), math.log(1.5), alternative="greater").pvalue
+    assert iv.p_above == pytest.approx(ref, rel=1e-12)
+    assert iv.mean == pytest.approx(math.exp(np.log(slow / fast).mean()), rel=1e-12)
+    with pytest.raises(ValueError, match="> 0 seconds"):
+        log_ratio_test([1.0, 0.0], [1.0, 1.0])
+
+
+def _folds(shifts: dict[str, float], noise: float = 0.3, k: int = 10, seed: int = 0) -> pd.DataFrame:
+    """Two models A, B on datasets with A - B = shift + noise per fold (accuracy units)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for d, shift in shifts.items():
+        base = rng.normal(80, 2, size=k)
+        diff = shift + rng.normal(0, noise, size=k)
+        for f in range(k):
+            for m, v in (("A", base[f] + diff[f]), ("B", base[f])):
+                rows.append({"dataset": d, "model": m, "repeat": 0, "fold": f, "n_train": 90, "n_test": 10, "accuracy": v})
+    return pd.DataFrame(rows)
+
+
+def test_beats_held_not_held_inconclusive_by_hand_built_folds():
+    held = C.beats(_folds({"x": 3.0, "y": 0.0, "z": 2.0}), "A", "B", "accuracy", ["x", "y", "z"])
+    assert held.verdict == C.HELD and "better on 2, worse on 0" in held.evidence
+    worse = C.beats(_folds({"x": 3.0, "y": -3.0}), "A", "B", "accuracy", ["x", "y"])
+    assert worse.verdict == C.NOT_HELD and worse.evidence.endswith("(y)")
+    flat = C.beats(_folds({"x": 0.0, "y": 0.0}), "A", "B", "accuracy", ["x", "y"])
+    assert flat.verdict == C.INCONCLUSIVE
+    need_all = C.beats(_folds({"x": 3.0, "y": 0.0}), "A", "B", "accuracy", ["x", "y"], need="all")
+    assert need_all.verdict == C.INCONCLUSIVE
+    assert C.beats(_folds({"x": 1.0}), "A", "B", "accuracy", []).verdict == C.NOT_TESTED
+
+
+def test_beats_on_a_lower_is_better_metric_flips_the_direction():
+    f = _folds({"x": 3.0, "y": 2.5}).rename(columns={"accuracy": "rmse"})
+    assert C.beats(f, "A", "B", "rmse", ["x", "y"]).verdict == C.NOT_HELD   # A has the larger error
+    assert C.beats(f, "B", "A", "rmse", ["x", "y"]).verdict == C.HELD
+
+
+def test_paired_tests_adjust_p_by_holm_over_the_datasets_tested():
+    f = _folds({"x": 0.3, "y": 0.2, "z": 0.1}, noise=0.4, seed=5)
+    t = C.paired_tests(f, "A", "B", "accuracy", ["x", "y", "z"])
+    np.testing.assert_allclose(t["p_holm"], holm(t["p"]))
+    only_x = C.paired_tests(f, "A", "B", "accuracy", ["x"])
+    assert only_x["p_holm"].iloc[0] == only_x["p"].iloc[0]          # one test: no adjustment
+
+
+def test_comparable_equivalence_and_non_inferiority():
+    same = _folds({"x": 0.0, "y": 0.1}, noise=0.2)
+    assert C.comparable(same, "A", "B", "accuracy", ["x", "y"], margin=1.0).verdict == C.HELD
+    far = _folds({"x": 0.0, "y": -4.0}, noise=0.2)
+    d = C.comparable(far, "A", "B", "accuracy", ["x", "y"], margin=1.0)
+    assert d.verdict == C.NOT_HELD and "outside on y" in d.evidence
+    # A much better: not equivalent (outside +margin) but non-inferior
+    up = _folds({"x": 4.0}, noise=0.2)
+    assert C.comparable(up, "A", "B", "accuracy", ["x"], margin=1.0).verdict == C.NOT_HELD
+    assert C.comparable(up, "A", "B", "accuracy", ["x"], margin=1.0, one_sided=True).verdict == C.HELD
+    noisy = _folds({"x": 0.0}, noise=5.0, seed=1)
+    assert C.comparable(noisy, "A", "B", "accuracy", ["x"], margin=1.0).verdict == C.INCONCLUSIVE
+    with pytest.raises(ValueError, match="margin"):
+        C.comparable(same, "A", "B", "accuracy", ["x"], margin=0)
+
+
+def test_faster_and_exceeds():
+    slow, fast = [0.040, 0.042, 0.041, 0.043], [0.021, 0.020, 0.022, 0.021]
+    assert C.faster(slow, fast, 1.5).verdict == C.HELD
+    assert C.faster(slow, fast, 3.0).verdict == C.NOT_HELD
+    assert C.faster([0.023, 0.022, 0.024], [0.021, 0.023, 0.022], 2.0).verdict == C.NOT_HELD
+    assert C.faster([1.0], [0.5], 1.0).verdict == C.NOT_TESTED
+    assert C.exceeds([99.0, 99.1, 98.9], 98.0).verdict == C.HELD
+    assert C.exceeds([99.0, 99.1, 98.9], 100.0).verdict == C.NOT_HELD
+    assert C.exceeds([98.0, 100.0], 99.0).verdict == C.INCONCLUSIVE
+    assert C.exceeds([0.9], 0.5).verdict == C.NOT_TESTED
+    assert C.exceeds([1.0, 1.2, 1.1], 2.0, higher=False).verdict == C.HELD
+
+
+def test_tables_counts_and_changes_since_a_snapshot():
+    claims = [C.Claim("c1", "A beats B", "Table 1", "rule", C.Decision(C.HELD, "e1"),
+                      substitutes=C.Decision(C.NOT_HELD, "s")),
+              C.Claim("c2", "B | C", "Table 2", "rule", C.Decision(C.INCONCLUSIVE, "e2"))]
+    table = C.markdown_table(claims)
+    assert len(table) == 4 and "B \\| C" in table[3] and table[2].count("|") == 7
+    assert C.counts(claims) == {"held": 1, "not held": 0, "inconclusive": 1, "not tested": 0}
+    prev = {"counts": {"held": 0, "not held": 2}, "claims": [
+        {"id": "c1", "real": {"verdict": "not held", "evidence": "old"}},
+        {"id": "c0", "real": {"verdict": "held", "evidence": ""}}]}
+    lines = C.changes(claims, prev)
+    assert any(ln.startswith("- c1: not held -> held") for ln in lines)
+    assert "- c2: new claim, inconclusive" in lines and "- c0: dropped (was held)" in lines
+    assert C.changes(claims, None)[2].startswith("No earlier claims file")
+    with pytest.raises(ValueError, match="verdict"):
+        C.Decision("maybe", "")
