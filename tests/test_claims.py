@@ -66,7 +66,7 @@ def test_beats_held_not_held_inconclusive_by_hand_built_folds():
     held = C.beats(_folds({"x": 3.0, "y": 0.0, "z": 2.0}), "A", "B", "accuracy", ["x", "y", "z"])
     assert held.verdict == C.HELD and "better on 2, worse on 0" in held.evidence
     worse = C.beats(_folds({"x": 3.0, "y": -3.0}), "A", "B", "accuracy", ["x", "y"])
-    assert worse.verdict == C.NOT_HELD and worse.evidence.endswith("(y)")
+    assert worse.verdict == C.NOT_HELD and worse.evidence.endswith("(worse: y)")
     flat = C.beats(_folds({"x": 0.0, "y": 0.0}), "A", "B", "accuracy", ["x", "y"])
     assert flat.verdict == C.INCONCLUSIVE
     need_all = C.beats(_folds({"x": 3.0, "y": 0.0}), "A", "B", "accuracy", ["x", "y"], need="all")
@@ -133,3 +133,22 @@ def test_tables_counts_and_changes_since_a_snapshot():
     assert C.changes(claims, None)[2].startswith("No earlier claims file")
     with pytest.raises(ValueError, match="verdict"):
         C.Decision("maybe", "")
+
+
+def test_beats_majority_reads_generally():
+    f = _folds({"w": 3.0, "x": 3.0, "y": 2.5, "z": -3.0})
+    assert C.beats(f, "A", "B", "accuracy", ["w", "x", "y", "z"], need="majority").verdict == C.HELD
+    assert C.beats(f, "A", "B", "accuracy", ["w", "x", "y", "z"], need="any").verdict == C.NOT_HELD
+    g = _folds({"w": 3.0, "x": 0.0, "y": -3.0, "z": -2.5})
+    assert C.beats(g, "A", "B", "accuracy", ["w", "x", "y", "z"], need="majority").verdict == C.NOT_HELD
+    with pytest.raises(ValueError, match="majority"):
+        C.beats(f, "A", "B", "accuracy", ["w"], need="most")
+
+
+def test_beats_on_means_counts_every_difference():
+    t = pd.DataFrame({"A": [90.0, 80.0, 70.0], "B": [89.0, 80.0, 71.0]}, index=["x", "y", "z"])
+    d = C.beats_on_means(t, "A", "B", True, ["x", "y", "z"])
+    assert d.verdict == C.NOT_HELD and "better on 1, worse on 1, tie on 1" in d.evidence
+    assert C.beats_on_means(t, "A", "B", True, ["x", "y"]).verdict == C.HELD
+    assert C.beats_on_means(t, "A", "B", True, ["x", "y"], need="all").verdict == C.INCONCLUSIVE
+    assert C.beats_on_means(t, "B", "A", False, ["x", "y", "z"], need="majority").verdict == C.INCONCLUSIVE

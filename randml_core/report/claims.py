@@ -15,9 +15,10 @@ Rules (``alpha`` = 0.05 unless a report says otherwise), all on paired per-split
 selected setting (the ``<table>_folds.csv`` artefacts or the store's outer rows):
 
 - :func:`beats` "A beats / is better than B": per dataset the corrected resampled t-test (Nadeau & Bengio
-  2003), p-values Holm-adjusted over the datasets tested. Not held if B is significantly better on any
-  dataset; held if A is significantly better on at least ``need`` datasets ("any": one; "all": every one)
-  and worse on none; else inconclusive. The Wilcoxon signed-rank test over the dataset means is shown
+  2003), p-values Holm-adjusted over the datasets tested. ``need="any"`` / ``"all"``: not held if B is
+  significantly better on any dataset; held if A is significantly better on one / on every dataset; else
+  inconclusive. ``need="majority"`` (the papers' "generally"): held if A is significantly better on more
+  than half of the datasets, not held if B is on at least half, else inconclusive. The Wilcoxon signed-rank test over the dataset means is shown
   beside it when there are enough datasets.
 - :func:`comparable` "A is comparable / competitive with B": per dataset two one-sided tests of the
   difference against a stated margin (equivalence: |A - B| < margin; ``one_sided=True``: non-inferiority,
@@ -46,6 +47,7 @@ from ..stats.margins import log_ratio_test, margin_test
 HELD, NOT_HELD, INCONCLUSIVE, NOT_TESTED = "held", "not held", "inconclusive", "not tested"
 VERDICTS = (HELD, NOT_HELD, INCONCLUSIVE, NOT_TESTED)
 ALPHA = 0.05
+NEEDS = ("any", "all", "majority")
 
 
 @dataclass
@@ -115,8 +117,9 @@ def paired_tests(folds: pd.DataFrame, a: str, b: str, metric: str, datasets=None
 def beats(folds: pd.DataFrame, a: str, b: str, metric: str, datasets, *, need: str = "any",
           alpha: float = ALPHA, higher_is_better: bool | None = None) -> Decision:
     """"``a`` beats ``b``" on ``datasets`` (see the module docstring for the rule); ``need`` = "any" or "all"."""
-    if need not in ("any", "all"):
-        raise ValueError(f"need={need!r}: 'any' (better on one, worse on none) or 'all' (better on every dataset)")
+    if need not in NEEDS:
+        raise ValueError(f"need={need!r}: one of {', '.join(NEEDS)} ('any': better on one, worse on none; 'all': better "
+                         "on every dataset; 'majority': better on more than half, for the papers' 'generally')")
     datasets = list(datasets)
     if not datasets:
         return not_tested("no dataset to test on")
@@ -134,11 +137,35 @@ def beats(folds: pd.DataFrame, a: str, b: str, metric: str, datasets, *, need: s
     wil = _wilcoxon_line(t, a, b, alpha)
     if wil:
         details.append(wil)
+    return Decision(_need_verdict(need, n, len(better), len(worse), bool(missing)),
+                    tally + (f" (worse: {', '.join(worse)})" if worse else ""), details)
+
+
+def _need_verdict(need: str, n: int, better: int, worse: int, missing: bool = False) -> str:
+    """The verdict of a "beats" claim from the counts of datasets where A is (significantly) better / worse."""
+    if need == "majority":
+        if 2 * better > n:
+            return HELD
+        return NOT_HELD if 2 * worse >= n else INCONCLUSIVE
     if worse:
-        return Decision(NOT_HELD, f"{tally} ({', '.join(worse)})", details)
-    if (need == "any" and better) or (need == "all" and len(better) == n and not missing):
-        return Decision(HELD, tally, details)
-    return Decision(INCONCLUSIVE, tally, details)
+        return NOT_HELD
+    if (need == "any" and better) or (need == "all" and better == n and not missing):
+        return HELD
+    return INCONCLUSIVE
+
+
+def beats_on_means(table: pd.DataFrame, a: str, b: str, higher: bool, datasets, *, need: str = "any") -> Decision:
+    """The :func:`beats` rule on a dataset x model table of means only (the paper's own table: no splits are
+    published, so every difference counts and ties are ties)."""
+    rows = table.loc[[d for d in datasets if d in table.index]] if table is not None else None
+    if rows is None or a not in rows or b not in rows:
+        return not_tested("no published numbers for both")
+    diff = ((rows[a] - rows[b]) * (1 if higher else -1)).dropna()
+    if diff.empty:
+        return not_tested("no published numbers for both")
+    better, worse = int((diff > 0).sum()), int((diff < 0).sum())
+    ev = f"means only, {len(diff)} datasets: better on {better}, worse on {worse}, tie on {len(diff) - better - worse}"
+    return Decision(_need_verdict(need, len(diff), better, worse), ev)
 
 
 def _wilcoxon_line(t: pd.DataFrame, a: str, b: str, alpha: float) -> str:
