@@ -1,6 +1,8 @@
 """MeMd paper experiments (issue 6): datasets, 20 Newsgroups pipeline, families, reports."""
 from __future__ import annotations
 
+import json
+
 import csv
 
 import numpy as np
@@ -251,11 +253,18 @@ def test_run_and_report_store_the_chosen_k(compose, tmp_path, monkeypatch):
         assert table.loc["20ng-sci-4", "DME paper"] == 95.26
         k = memd[memd.model == "MeMd-J"].x_k
         assert table.loc["memd-test-text", "MeMd-J K median"] == k.median()
-        assert [p.name for p in paths][-1] == "memd_table3.meta.json" and len(paths) == 4  # md, csv, tex, sidecar
+        # md, csv, tex, the per-fold csv the claims test on, sidecar
+        assert [p.name for p in paths][-2:] == ["memd_table3_folds.csv", "memd_table3.meta.json"] and len(paths) == 5
+        folds = pd.read_csv(tmp_path / "res" / "tables" / "memd_table3_folds.csv")
+        assert len(folds) == 2 * 4 and set(folds.stand_in_for.fillna("")) == {"20ng-sci-4"}
+        assert folds[folds.model == "DME"].accuracy.mean() * 100 == pytest.approx(ours)
         # the claims report reads the CSVs: with only a stand-in, Table III claims are not tested
         from experiments.memd.summary import build
 
-        text = build(tmp_path / "res" / "tables").read_text()
-        assert "not tested" in text and "indicative only" in text
+        build(tmp_path / "res" / "tables")
+        got = {c["id"]: c for c in json.loads((tmp_path / "res" / "tables" / "memd_claims.json").read_text())["claims"]}
+        assert got["t3-comparable-svm"]["real"]["verdict"] == "not tested"       # no original loaded
+        assert got["t3-comparable-svm"]["substitutes"]["evidence"].endswith("on 1 datasets") or \
+            "of 1 datasets" in got["t3-comparable-svm"]["substitutes"]["evidence"]  # the stand-in, apart
     finally:
         unregister("memd-test-text")

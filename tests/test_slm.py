@@ -366,6 +366,29 @@ def test_forest_of_one_deterministic_tree_equals_the_tree():
     )
 
 
+def test_forest_on_a_2d_set_is_diverse_only_when_not_exhaustive():
+    # D0 = 2: the grid (21 x 13 = 273 points) fits in 300 projections. Enumerated (the paper's rule for a
+    # small search space), every tree is the same tree; drawn at random (exhaustive=False), the trees differ.
+    X, y = make_moons(200, noise=0.3, random_state=2)
+    Xt = np.random.RandomState(0).uniform(-2, 3, size=(200, 2))
+    same = SLMForestClassifier(n_estimators=4, n_projections=300, random_state=0).fit(X, y)
+    p = [t.predict_proba(Xt) for t in same.estimators_]
+    assert all(np.array_equal(q, p[0]) for q in p[1:])
+    diverse = SLMForestClassifier(n_estimators=4, n_projections=300, exhaustive=False, random_state=0).fit(X, y)
+    p = [t.predict_proba(Xt) for t in diverse.estimators_]
+    assert not all(np.array_equal(q, p[0]) for q in p[1:])
+
+    def hyperplanes(t):
+        return b"".join(w.tobytes() + b.tobytes() for w, b in zip(t.tree_.weights, t.tree_.thresholds) if w is not None)
+    assert len({hyperplanes(t) for t in diverse.estimators_}) >= 2  # random candidates: the trees differ
+    assert len({hyperplanes(t) for t in same.estimators_}) == 1
+    A = _envelope(2, 10.0, 0.5)
+    C = _candidate_coefficients(2, A, 1.0, 5, 300, np.random.RandomState(1), exhaustive=False)
+    assert np.all(np.abs(C) <= A[None, :]) and len(C) < 273  # a random part of the grid (duplicates merged)
+    with pytest.raises(ValueError, match="exhaustive must be a bool"):
+        SLMClassifier(exhaustive="no").fit(X, y)
+
+
 def test_forest_staged_outputs_and_vote():
     rng = np.random.RandomState(0)
     X = rng.randn(150, 5)

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from randml_core.report.tables import cell_counts, frame_latex, frame_markdown, outer_rows
+from randml_core.report.tables import cell_counts, frame_latex, frame_markdown, outer_rows, split_scores
 
 PUBLISHED = Path(__file__).with_name("published.csv")
 NEEDS_DOWNLOAD = "needs download: make data"
@@ -153,11 +153,24 @@ def footer(ctx, frame: pd.DataFrame, extra: list[str]) -> list[str]:
     ]
 
 
-def write(out, stem: Path, title: str, shown: pd.DataFrame, csv: pd.DataFrame, foot: list[str]) -> list[Path]:
-    """Stage ``stem``.md / .csv / .tex in the artefact set ``out`` (the report's ``ctx.artefacts``)."""
+def folds_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """``<stem>_folds.csv``: accuracy, fit time and chosen K per outer fold (each family has one setting), with
+    the dataset's ``stand_in_for`` (empty for originals): the paired splits the claims report tests on."""
+    from randml_core.data import get_spec
+
+    rows = split_scores(frame, "accuracy", ["x_k", "x_k_frac", "x_d"])
+    return rows.assign(stand_in_for=[get_spec(d).substitute_of or "" for d in rows["dataset"]])
+
+
+def write(out, stem: Path, title: str, shown: pd.DataFrame, csv: pd.DataFrame, foot: list[str],
+          frame: pd.DataFrame | None = None) -> list[Path]:
+    """Stage ``stem``.md / .csv / .tex (and ``stem``_folds.csv from the stored ``frame``) in the artefact set
+    ``out`` (the report's ``ctx.artefacts``)."""
     md = "\n".join([f"# {title}", "", frame_markdown(shown), "", *[f"- {f}" for f in foot], ""])
     tex = (f"% {title}\n" + frame_latex(shown) + "".join(f"% {f}\n" for f in foot)).replace("Δ", "$\\Delta$")
     paths = [out.write_text(stem.with_suffix(".md"), md), out.write_csv(stem.with_suffix(".csv"), csv),
              out.write_text(stem.with_suffix(".tex"), tex)]
+    if frame is not None:
+        paths.append(out.write_csv(stem.with_name(stem.name + "_folds.csv"), folds_frame(frame)))
     print(md)
     return paths

@@ -55,4 +55,4 @@ def build(ctx) -> list:
         "(the paper: LIBSVM linear kernel, C not stated). Features standardised on the training fold.",
     ])
     stem = ctx.results_dir / "tables" / spec.options.get("table_stem", spec.name)
-    return write(ctx.artefacts, stem, spec.options.get("title", TITLE), shown, csv, foot)
+    return write(ctx.artefacts, stem, spec.options.get("title", TITLE), shown, csv, foot, frame)

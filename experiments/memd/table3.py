@@ -22,4 +22,4 @@ def build(ctx) -> list:
         "rec.motorcycles and religion problems (see randml_core/data/text_memd.py).",
     ])
     stem = ctx.results_dir / "tables" / spec.options.get("table_stem", spec.name)
-    return write(ctx.artefacts, stem, spec.options.get("title", TITLE), shown, csv, foot)
+    return write(ctx.artefacts, stem, spec.options.get("title", TITLE), shown, csv, foot, ctx.frame)

@@ -83,8 +83,9 @@ _FOREST_DOC = """
         Number of trees T (the paper's experiments use 20).
     max_depth, min_samples_split, min_samples_leaf, min_loss, n_bins, n_discriminant,
     alpha, n_selected, envelope_scale, envelope_decay, n_projections, n_pool,
-    cos_threshold, max_hyperplanes, standardize :
-        Passed to every tree; see :class:`{tree}`.
+    cos_threshold, max_hyperplanes, exhaustive, standardize :
+        Passed to every tree; see :class:`{tree}`. ``exhaustive=False`` draws every
+        tree's candidates at random even where the integer grid could be enumerated.
     n_jobs : int or None, default=None
         Trees fitted in parallel with joblib.
     random_state : int, RandomState or None, default=None
@@ -94,7 +95,8 @@ _FOREST_DOC = """
     sub-sampling, Sec. III-A); diversity comes only from the random projection draws,
     all trees share the same hyper-parameters (the paper's "several rounds with
     different alpha, beta, P" are not varied per tree).  If the integer grid is small
-    enough to be enumerated, the trees are identical (no randomness left).
+    enough to be enumerated and ``exhaustive=True``, the trees are identical (no
+    randomness left); the experiment configs set ``exhaustive: false``.
     Model size: ``n_hyperplanes_`` / ``n_parameters_`` are sums over trees, ``depth_``
     the deepest tree; per-tree values are on ``estimators_``.
 
@@ -142,6 +144,7 @@ class SLMForestClassifier(ClassifierMixin, _BaseSLMForest):
         n_pool=10,
         cos_threshold=0.5,
         max_hyperplanes=3,
+        exhaustive=True,
         standardize=True,
         n_jobs=None,
         random_state=None,
@@ -162,6 +165,7 @@ class SLMForestClassifier(ClassifierMixin, _BaseSLMForest):
         self.n_pool = n_pool
         self.cos_threshold = cos_threshold
         self.max_hyperplanes = max_hyperplanes
+        self.exhaustive = exhaustive
         self.standardize = standardize
         self.n_jobs = n_jobs
         self.random_state = random_state
@@ -246,6 +250,7 @@ class SLMForestRegressor(RegressorMixin, _BaseSLMForest):
         n_pool=10,
         cos_threshold=0.5,
         max_hyperplanes=3,
+        exhaustive=True,
         standardize=True,
         n_jobs=None,
         random_state=None,
@@ -265,6 +270,7 @@ class SLMForestRegressor(RegressorMixin, _BaseSLMForest):
         self.n_pool = n_pool
         self.cos_threshold = cos_threshold
         self.max_hyperplanes = max_hyperplanes
+        self.exhaustive = exhaustive
         self.standardize = standardize
         self.n_jobs = n_jobs
         self.random_state = random_state

@@ -322,11 +322,13 @@ def _sample_supports(n_draws, n_dims, alpha, n_selected, rng):
     return mask
 
 
-def _candidate_coefficients(n_dims, envelope, alpha, n_selected, n_projections, rng):
+def _candidate_coefficients(n_dims, envelope, alpha, n_selected, n_projections, rng, exhaustive=True):
     """Integer orientation vectors in the ranked discriminant subspace (Eqs. 18-20).
 
-    If the full grid prod_d (2 A_d + 1) has at most ``n_projections`` points it is
-    enumerated (no randomness).  Otherwise each of the ``n_projections`` draws selects
+    If ``exhaustive`` and the full grid prod_d (2 A_d + 1) has at most ``n_projections``
+    points it is enumerated (no randomness; Sec. II-B2: "When the search space ... is
+    relatively small ..., we exhaustively test all the values").  Otherwise each of the
+    ``n_projections`` draws selects
     P = min(n_selected, D0) coordinates without replacement with probabilities
     p_d ∝ exp(-alpha d) (Eq. 19, via the Gumbel-top-k trick) and draws each selected
     coefficient uniformly from {-A_d..A_d} (Eq. 20); the rest are 0.  The D0 basis
@@ -334,7 +336,7 @@ def _candidate_coefficients(n_dims, envelope, alpha, n_selected, n_projections, 
     """
     A = envelope
     grid = math.prod(int(2 * a + 1) for a in A)
-    if grid <= n_projections:
+    if exhaustive and grid <= n_projections:
         axes = [np.arange(-a, a + 1) for a in A]
         C = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, n_dims)
     else:
@@ -525,7 +527,8 @@ def _grow_tree_impl(X, crit, p, rng):
             continue
         # Step 2: probabilistic integer projections in that subspace (Eqs. 18-22).
         C = _candidate_coefficients(
-            forder.size, envelope_full[: forder.size], p["alpha"], p["n_selected"], p["n_projections"], rng
+            forder.size, envelope_full[: forder.size], p["alpha"], p["n_selected"], p["n_projections"], rng,
+            p.get("exhaustive", True),
         )
         W = C / np.linalg.norm(C, axis=1, keepdims=True)
         Xs = Xn[:, forder]
@@ -573,6 +576,7 @@ TREE_PARAMS = (
     "n_pool",
     "cos_threshold",
     "max_hyperplanes",
+    "exhaustive",
 )
 
 
@@ -609,6 +613,8 @@ def check_tree_params(est):
     _real("cos_threshold", 0.0, 1.0)
     if p["min_loss"] is None or not isinstance(p["min_loss"], Real):
         raise ValueError(f"min_loss must be a real number, got {p['min_loss']!r}")
+    if "exhaustive" in p and not isinstance(p["exhaustive"], (bool, np.bool_)):
+        raise ValueError(f"exhaustive must be a bool, got {p['exhaustive']!r}")
     nd = p["n_discriminant"]
     if nd is not None:
         if isinstance(nd, bool) or not isinstance(nd, Real) or nd <= 0:
@@ -664,7 +670,12 @@ _TREE_DOC_PARAMS = """
         T_cos of the mini-max rule: stop adding hyperplanes when the best remaining
         candidate has max |cos| > cos_threshold with the chosen ones.
     max_hyperplanes : int, default=3
-        Hard cap on q per node (up to 2^q children)."""
+        Hard cap on q per node (up to 2^q children).
+    exhaustive : bool, default=True
+        Enumerate the integer grid when it has at most ``n_projections`` points (the
+        paper's rule for a small search space); False always draws ``n_projections``
+        vectors at random (Eqs. 19-20), which is what gives the trees of a forest their
+        diversity when D0 is small (D0 = 2: the whole grid fits, every tree would be equal)."""
 
 _TREE_DOC_CHOICES = """
     Choices where the paper is open (slm_equations.md sec. 11):
@@ -768,6 +779,7 @@ class SLMClassifier(ClassifierMixin, _BaseSLMTree):
         n_pool=10,
         cos_threshold=0.5,
         max_hyperplanes=3,
+        exhaustive=True,
         standardize=True,
         random_state=None,
     ):
@@ -785,6 +797,7 @@ class SLMClassifier(ClassifierMixin, _BaseSLMTree):
         self.n_pool = n_pool
         self.cos_threshold = cos_threshold
         self.max_hyperplanes = max_hyperplanes
+        self.exhaustive = exhaustive
         self.standardize = standardize
         self.random_state = random_state
 

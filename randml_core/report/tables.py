@@ -25,6 +25,27 @@ def outer_rows(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[frame["inner_fold"] == -1] if "inner_fold" in frame.columns else frame
 
 
+SPLIT_COLUMNS = ["dataset", "model", "repeat", "fold", "n_train", "n_test"]
+
+
+def split_scores(rows: pd.DataFrame, metrics, extra=()) -> pd.DataFrame:
+    """The per-split artefact ``<table>_folds.csv`` that the claims reports test on (paired splits).
+
+    ``rows``: outer rows at each model's selected setting (one per dataset, model, repeat, fold), status ok;
+    keeps :data:`SPLIT_COLUMNS`, the ``metrics``, ``params_json``, ``fit_seconds`` and the ``extra`` columns
+    that exist, sorted so the file is the same for the same rows."""
+    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+    if rows is None or len(rows) == 0:
+        return pd.DataFrame(columns=[*SPLIT_COLUMNS, *metrics, "params_json", "fit_seconds", *extra])
+    rows = rows[rows["status"] == "ok"] if "status" in rows.columns else rows
+    rows = outer_rows(rows)
+    if rows.duplicated(SPLIT_COLUMNS[:4]).any():
+        raise ValueError("split_scores: more than one row per (dataset, model, repeat, fold); pass the rows at "
+                         "each model's selected setting")
+    cols = [c for c in [*SPLIT_COLUMNS, *metrics, "params_json", "fit_seconds", *extra] if c in rows.columns]
+    return rows[cols].sort_values(SPLIT_COLUMNS[:4], kind="stable").reset_index(drop=True)
+
+
 SUMMARY_COLUMNS = ["dataset", "model", "mean", "std", "n_folds", "n_failed", "n_bounded", "params_json", "skipped"]
 
 
