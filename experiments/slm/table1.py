@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from randml_core.report.tables import split_scores
 
-from .common import (comparison_rows, nested_picks, provenance_lines, published, summarise, wide_text,
-                     write_artefacts)
+from .common import (comparison_rows, nested_picks, provenance_lines, published, selection_lines, summarise,
+                     wide_text, write_artefacts)
 
 TITLE = "SLM Table I — test accuracy (%): ours (mean ± std over splits) / paper (delta, verdict)"
 MODELS = ["FF-MLP", "BP-MLP", "LSVM", "SVM/RBF", "DT", "SLM Baseline", "RF", "XGBoost", "SLM Forest", "SLM Boost"]
@@ -37,6 +37,7 @@ def build(ctx) -> list:
         "are our versions (randml_core/data/generators_slm.py), so those rows compare different data.",
         "Pima: the 392 cleaned rows (text); ionosphere: 33 features (constant column dropped, as the appendix counts).",
         "Features min-max scaled on the training part (SLM models standardise internally).",
+        *selection_lines(ctx, picks),
         *provenance_lines(ctx),
     ]
     stem = ctx.results_dir / "tables" / "slm_table1"

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from randml_core.report.tables import split_scores
 
-from .common import (comparison_rows, nested_picks, provenance_lines, published, summarise, wide_text,
-                     write_artefacts)
+from .common import (comparison_rows, nested_picks, provenance_lines, published, selection_lines, summarise,
+                     wide_text, write_artefacts)
 
 TITLE = "SLM Table III — test RMSE: ours (mean ± std over splits) / paper (delta, verdict)"
 MODELS = ["LSVR", "SVR/RBF", "DT", "SLR Baseline", "RF", "XGBoost", "SLR Forest", "SLR Boost"]
@@ -32,6 +32,7 @@ def build(ctx) -> list:
         f"Verdicts over the comparable cells: {counts}.",
         "Friedman 1: 10 features (sklearn default; the paper's D is stripped), no noise on any Friedman set.",
         "SVR / LSVR: libsvm on the standardised target (mapped back), features min-max scaled on the training part.",
+        *selection_lines(ctx, picks),
         *provenance_lines(ctx),
     ]
     stem = ctx.results_dir / "tables" / "slm_table3"

@@ -267,3 +267,28 @@ def grid_edge_flags(summary: pd.DataFrame, variants) -> list[str]:
             if p in chosen and chosen[p] in (min(vals), max(vals)):
                 flags.append(f"{r.dataset} / {r.model}: {p}={chosen[p]:g} (grid {min(vals):g}..{max(vals):g})")
     return flags
+
+
+def grid_edge_counts(picks: pd.DataFrame, variants, min_values: int = 2) -> list[str]:
+    """Per (dataset, model, numeric grid axis of ``min_values``+ values): on how many of the splits the
+    per-split selected value (``picks``: one row per split with its ``params_json``) sits on the axis's lowest or
+    highest value, when it does on any: the search may have stopped short of the best value there."""
+    import json
+    from collections import Counter
+    axes = {v.name: {p: sorted(vals) for p, vals in v.grid.items() if len(vals) >= min_values
+                     and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in vals)}
+            for v in variants}
+    flags = []
+    if picks is None or len(picks) == 0:
+        return flags
+    for (d, m), g in picks.groupby(["dataset", "model"], sort=False):
+        if not axes.get(m):
+            continue
+        chosen = [json.loads(p) for p in g["params_json"]]
+        for p, vals in axes[m].items():
+            at = Counter(c[p] for c in chosen if p in c and c[p] in (vals[0], vals[-1]))
+            if at:
+                where = ", ".join(f"{v:g} on {n}" for v, n in sorted(at.items()))
+                flags.append(f"{d} / {m}: {p} at a grid edge ({where} of {len(chosen)} splits; grid "
+                             f"{', '.join(f'{v:g}' for v in vals)})")
+    return flags
