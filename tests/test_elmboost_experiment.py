@@ -220,6 +220,24 @@ def test_digits_stand_in_has_a_fixed_split():
 
 
 # ----------------------------------------------------------------------------- noise and the family
+def test_zero_pixels_foreground_reading_zeroes_only_nonzero_pixels():
+    X = np.zeros((3, 50))
+    X[0, :20] = np.arange(1, 21)   # 20 foreground pixels >= k = 5: exactly 5 of them zeroed
+    X[1, 10:13] = 7.0              # 3 foreground pixels < k: all of them zeroed
+    X[2, :] = np.arange(1, 51)     # no background: same as the uniform reading
+    Z = zero_pixels(X, 0.1, seed=2, pixels="foreground")
+    assert (Z[0, :20] == 0).sum() == 5 and np.array_equal(Z[0, 20:], X[0, 20:])
+    assert not Z[1].any()
+    keys = np.random.default_rng(np.random.SeedSequence(2)).random((3, 50))
+    first = X[0].copy()
+    first[np.argsort(keys[0, :20])[:5]] = 0  # the 5 smallest keys among the foreground
+    np.testing.assert_array_equal(Z[0], first)
+    np.testing.assert_array_equal(Z[2], zero_pixels(X, 0.1, seed=2)[2])
+    np.testing.assert_array_equal(zero_pixels(X, 0.1, seed=2, pixels="all"), zero_pixels(X, 0.1, seed=2))
+    with pytest.raises(ValueError, match="pixels must be"):
+        zero_pixels(X, 0.1, pixels="stroke")
+
+
 def test_zero_pixels_zeroes_exactly_k_per_row_deterministically():
     X = np.arange(1, 5 * 50 + 1, dtype=float).reshape(5, 50)  # no zero to start with
     Z = zero_pixels(X, 0.1, seed=3)
