@@ -17,8 +17,10 @@ Writes ``results/tables/elmboost_sensitivity.csv`` (accuracy per reading x seed 
 ``elmboost_sensitivity.md``; the claims report includes the markdown as a section.
 
     python -m experiments.elmboost.sensitivity [--levels 8] [--steps 50] [--seeds 1] [--results results]
+    python -m experiments.elmboost.sensitivity --render     # the markdown again from the committed csv
 
-About 6 min on one core of our machine (the script limits BLAS to one thread).
+Nine fits of 400 ridge steps on 4000 x 784 with one BLAS thread: 7.5 min of CPU, 14.7 min wall on our shared
+2-core machine under load (the fit times go to the sidecar ``elmboost_sensitivity.meta.json``, not the table).
 """
 from __future__ import annotations
 
@@ -42,6 +44,7 @@ NOISE = 0.1
 TEST_NOISE_SEED, TRAIN_NOISE_SEED = 0, 1
 #: the paper's numbers for full MNIST (Section 3.1, Conclusion): clean > 98.9 % for l >= 7, noisy "98 %"
 PAPER_CLEAN, PAPER_NOISY = 98.9, 98.0
+STEPS = 50  # the paper's T
 RISE_PP = 0.5  # "the classification accuracy increases with the number of boosting levels": gain l=0->7 >= this
 TESTS = ("clean", "uniform", "foreground")
 
@@ -72,7 +75,7 @@ READINGS = [
 ]
 
 
-def run(levels: int = 8, steps: int = 50, seeds: int = 1, readings=READINGS) -> pd.DataFrame:
+def run(levels: int = 8, steps: int = STEPS, seeds: int = 1, readings=READINGS) -> pd.DataFrame:
     """Long frame: reading, group, seed, level, test, accuracy (%), seconds."""
     ds = load_dataset(DATASET)
     test = np.zeros(len(ds.y), bool)
@@ -124,31 +127,52 @@ def summary(long: pd.DataFrame) -> pd.DataFrame:
     return s
 
 
-def closest(s: pd.DataFrame) -> str:
-    """The sentence naming the reading closest to the paper's numbers (rule in the text)."""
+def sampling_margin(acc: float, n_test: int) -> float:
+    """95 % half-width (pp) of the test-sampling error of a difference of two accuracies near ``acc`` (%)."""
+    p = acc / 100.0
+    return 100.0 * 1.959963984540054 * float(np.sqrt(2 * p * (1 - p) / n_test))
+
+
+def closest(s: pd.DataFrame, n_test: int = 1000) -> list[str]:
+    """Sentences naming the reading closest to the paper's numbers (rule in the text), the readings that cannot be
+    told apart from it on this test set, and the closest of each group."""
     rising = s[s["gain l=0->last"] >= RISE_PP]
     pool = rising if len(rising) else s
     best = pool.loc[pool["distance to paper"].idxmin()]
     lit = s.loc[s["reading"] == "literal"].iloc[0]
-    return (f"Closest to the published numbers (rule: among the readings whose curve rises by >= {RISE_PP} pp from "
-            f"l = 0 to the last level, as the paper's Figure 1 does, the smallest |{PAPER_CLEAN} - clean| + "
-            f"|{PAPER_NOISY} - uniform-noise accuracy| at the last level): **{best['reading']}** (distance "
-            f"{best['distance to paper']:.2f} pp, gain {best['gain l=0->last']:+.2f} pp) versus the literal reading "
-            f"(distance {lit['distance to paper']:.2f} pp, gain {lit['gain l=0->last']:+.2f} pp"
-            f"{'' if lit['gain l=0->last'] >= RISE_PP else ': its curve does not rise'}).")
+    last = [c for c in s.columns if c.startswith("clean l=") and c != "clean l=0"][0]
+    m = sampling_margin(float(best[last]), n_test)
+    near = [r["reading"] for _, r in pool.iterrows()
+            if r["reading"] != best["reading"] and r["distance to paper"] - best["distance to paper"] <= m]
+    out = [f"Closest to the published numbers (rule: among the readings whose curve rises by >= {RISE_PP} pp from "
+           f"l = 0 to the last level, as the paper's Figure 1 does, the smallest |{PAPER_CLEAN} - clean| + "
+           f"|{PAPER_NOISY} - uniform-noise accuracy| at the last level): **{best['reading']}** (distance "
+           f"{best['distance to paper']:.2f} pp, gain {best['gain l=0->last']:+.2f} pp) versus the literal reading "
+           f"(distance {lit['distance to paper']:.2f} pp, gain {lit['gain l=0->last']:+.2f} pp"
+           f"{'' if lit['gain l=0->last'] >= RISE_PP else ': its curve does not rise'}). "
+           + (f"Not separable from it on {n_test} test images and one seed (distance within the {m:.1f} pp sampling "
+              f"margin of a difference of two accuracies): {', '.join(near)}." if near else
+              f"No other rising reading is within the {m:.1f} pp sampling margin of it.")]
+    for group, part in s[s["group"] != "all"].groupby("group", sort=False):
+        b = part.loc[part["distance to paper"].idxmin()]
+        out.append(f"- {group}: closest {b['reading']} (distance {b['distance to paper']:.2f} pp, uniform-noise drop "
+                   f"{b['drop uniform']:.2f} pp, foreground-noise drop {b['drop foreground']:.2f} pp) vs literal "
+                   f"(distance {lit['distance to paper']:.2f} pp, drops {lit['drop uniform']:.2f} / "
+                   f"{lit['drop foreground']:.2f} pp).")
+    return out
 
 
-def markdown(long: pd.DataFrame, levels: int, steps: int, seeds: int) -> str:
+def markdown(long: pd.DataFrame) -> str:
     s = summary(long)
-    secs = long.groupby(["reading", "seed"])["seconds"].first().sum()
+    levels, seeds = int(long["level"].max()) + 1, int(long["seed"].nunique())
     show = s.copy()
     for c in show.columns[2:]:
         show[c] = show[c].map(lambda v: f"{v:.2f}")
     head = "| " + " | ".join(show.columns) + " |"
     lines = ["## Sensitivity to the readings the paper leaves open (reduced scale)", "",
              f"On **{DATASET}** (4000 training / 1000 test MNIST images: a substitute, the paper used 60000 / 10000), "
-             f"tanh, J = M, alpha = 1/2, T = {steps}, levels l = 0..{levels - 1}, {seeds} model seed(s) (seed 0"
-             f"{'' if seeds == 1 else f'..{seeds - 1}'}), float32; {secs / 60:.1f} min of fitting on one core. "
+             f"tanh, J = M, alpha = 1/2, T = {STEPS}, levels l = 0..{levels - 1}, {seeds} model seed(s) (seed 0"
+             f"{'' if seeds == 1 else f'..{seeds - 1}'}), float32, one BLAS thread. "
              "Accuracies in % (mean over the seeds); drops = clean - noisy at the last level, in pp. Test noise: 10 % "
              f"of the pixels (78 of 784) of every test image zeroed (seed {TEST_NOISE_SEED}), 'uniform' over all "
              "pixels or 'foreground' among the nonzero pixels only; training noise (two readings) uses another draw "
@@ -158,7 +182,12 @@ def markdown(long: pd.DataFrame, levels: int, steps: int, seeds: int) -> str:
              head, "|" + "---|" * len(show.columns)]
     lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in show.itertuples(index=False)]
     lines += ["", "Readings: " + "; ".join(f"*{r.name}*: {r.what}" for r in READINGS) + ".", "",
-              closest(s), "",
+              *closest(s), "",
+              "What mnist-5k cannot show: the Fashion-MNIST noise miss (noise_tanh above; the paper's 91.3 % -> 90 % is a drop of ~1.3 pp) "
+              "needs Fashion-MNIST, which is not installed here; the foreground reading (78 stroke pixels zeroed) "
+              f"costs {s['drop foreground'].min():.0f}-{s['drop foreground'].max():.0f} points on mnist-5k (foreground "
+              "column), far from the paper's 'still reaching 98%': as far "
+              "as mnist-5k can tell, the paper did not zero 10 % of the pixels among the strokes only.", "",
               "The literal reading (mu = 1 added to the unnormalised H^T H; only the test images corrupted, pixels drawn "
               "uniformly; <x_n> the image's own mean) stays the headline of the claims above: the paper writes "
               "(H^T H + lambda I) with lambda = mu = 1 and says nothing of a scaling, of corrupting the training "
@@ -174,18 +203,23 @@ def markdown(long: pd.DataFrame, levels: int, steps: int, seeds: int) -> str:
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--levels", type=int, default=8)
-    ap.add_argument("--steps", type=int, default=50)
     ap.add_argument("--seeds", type=int, default=1)
     ap.add_argument("--results", default="results")
+    ap.add_argument("--render", action="store_true", help="rewrite the markdown from the existing csv (no fit)")
     a = ap.parse_args(argv)
-    with threadpool_limits(1):
-        long = run(a.levels, a.steps, a.seeds)
     root = Path(a.results)
+    csv = root / "tables" / "elmboost_sensitivity.csv"
+    if a.render:
+        long = pd.read_csv(csv)
+    else:
+        with threadpool_limits(1):
+            long = run(a.levels, STEPS, a.seeds)
     with ArtefactSet(root, "elmboost_sensitivity", code_version=short_version()) as out:
-        out.write_csv(root / "tables" / "elmboost_sensitivity.csv", long.drop(columns="seconds"), float_format="%.10g")
-        out.write_text(root / "tables" / "elmboost_sensitivity.md", markdown(long, a.levels, a.steps, a.seeds))
-        out.record("fit_seconds", long.groupby(["reading", "seed"])["seconds"].first().to_dict().__repr__())
-    print(markdown(long, a.levels, a.steps, a.seeds))
+        if not a.render:
+            out.write_csv(csv, long.drop(columns="seconds"), float_format="%.10g")
+            out.record("fit_seconds", repr(long.groupby(["reading", "seed"])["seconds"].first().to_dict()))
+        out.write_text(root / "tables" / "elmboost_sensitivity.md", markdown(long))
+    print(markdown(long))
 
 
 if __name__ == "__main__":
