@@ -310,6 +310,46 @@ def test_invalid_parameters_raise_in_fit_not_init(params):
         m.fit(X_TR[:20], Y_TR[:20])
 
 
+@pytest.mark.parametrize("activation", ["tanh", "sign"])
+@pytest.mark.parametrize("scale", ["n_samples", "trace"])
+def test_ridge_scale_adds_the_scaled_lambda_to_the_unnormalised_gram(activation, scale):
+    # One step, alpha = 1: W solves (H^T H + lam I) W = Y with lam = mu N or mu tr(H^T H) / J,
+    # H rebuilt from the documented spawn tree and the minimiser taken by least squares.
+    mu, J, N = 0.3, 30, X_TR.shape[0]
+    m = ELMBoostClassifier(n_levels=1, n_steps=1, alpha=1.0, ridge=mu, n_hidden=J, activation=activation,
+                           dtype="float64", random_state=5, ridge_scale=scale).fit(X_TR, Y_TR)
+    H = _act_ref(X_TR @ _proj_ref(m.seed_, 0, 0, J, X_TR.shape[1]).T, activation)
+    lam = mu * N if scale == "n_samples" else mu * np.sum(H * H) / J
+    if activation == "sign":
+        assert lam == pytest.approx(mu * N)  # every diagonal entry of H^T H is N for +-1 entries
+    assert_allclose(m.coefs_[0, 0], _ridge_lstsq(H, _onehot(Y_TR, m.classes_), lam), rtol=1e-8, atol=1e-12)
+    # the literal reading with ridge = lam is the same fit; the default (literal mu) is not
+    lit = ELMBoostClassifier(n_levels=1, n_steps=1, alpha=1.0, ridge=lam, n_hidden=J, activation=activation,
+                             dtype="float64", random_state=5).fit(X_TR, Y_TR)
+    assert_allclose(m.coefs_, lit.coefs_, rtol=1e-10, atol=1e-14)
+    default = ELMBoostClassifier(n_levels=1, n_steps=1, alpha=1.0, ridge=mu, n_hidden=J, activation=activation,
+                                 dtype="float64", random_state=5).fit(X_TR, Y_TR)
+    assert default.get_params()["ridge_scale"] == "none"
+    # ||W(lam)|| decreases strictly in lam on every column (ridge path), and lam = mu N or mu tr/J > mu here
+    assert (np.linalg.norm(default.coefs_[0, 0], axis=0) > np.linalg.norm(m.coefs_[0, 0], axis=0)).all()
+
+
+def test_ridge_scale_boosting_matches_paper_reference_with_lambda_n():
+    # Over levels and steps, "n_samples" is the paper's Eqs. (7)-(19) with lambda = mu N.
+    L, T, alpha, mu, J = 2, 3, 0.5, 0.02, 25
+    N = X_TR.shape[0]
+    m = ELMBoostClassifier(n_levels=L, n_steps=T, alpha=alpha, ridge=mu, n_hidden=J, dtype="float64",
+                           random_state=9, ridge_scale="n_samples").fit(X_TR, Y_TR)
+    Ws, Yt = _paper_reference(X_TR, Y_TR, X_TE, L, T, alpha, mu * N, J, m.seed_, "tanh")
+    assert_allclose(m.coefs_, Ws, rtol=1e-7, atol=1e-10)
+    assert_allclose(m.decision_function(X_TE), Yt, rtol=1e-7, atol=1e-10)
+
+
+def test_invalid_ridge_scale_names_the_parameter():
+    with pytest.raises(ValueError, match="ridge_scale must be one of"):
+        ELMBoostClassifier(ridge_scale="N").fit(X_TR[:20], Y_TR[:20])
+
+
 # --------------------------------------------------------------------- normaliser (21)
 
 
@@ -334,6 +374,25 @@ def test_normalizer_eq21_by_hand():
     assert_allclose(ELMBoostNormalizer().fit_transform(_DIGITS.data[:50]), _XALL[:50], rtol=1e-12)
 
 
+def test_normalizer_per_pixel_mean_by_hand():
+    # center="feature": <x_n> is the per-pixel mean of sqrt(x) over the fitted rows.
+    X = np.array([[1.0, 4.0], [9.0, 0.0]])  # sqrt -> [[1, 2], [3, 0]], pixel means [2, 1]
+    n = ELMBoostNormalizer(center="feature").fit(X)
+    assert_allclose(n.mean_, [2.0, 1.0], rtol=1e-15)
+    r = 1 / np.sqrt(2.0)
+    assert_allclose(n.transform(X), [[-r, r], [r, -r]], rtol=1e-15)  # centred [[-1, 1], [1, -1]], unit norm
+    # a new row is centred with the training means: [16, 0] -> [4, 0] - [2, 1] = [2, -1] -> / sqrt(5)
+    assert_allclose(n.transform(np.array([[16.0, 0.0]])), [[2 / np.sqrt(5), -1 / np.sqrt(5)]], rtol=1e-15)
+    assert_array_equal(n.transform(np.array([[4.0, 1.0]])), [[0.0, 0.0]])  # equal to the mean: no direction
+    # the default per-image reading differs on the same rows: [1, 2] -> [-0.5, 0.5] -> [-r, r]; [3, 0] -> [r, -r]
+    assert_allclose(ELMBoostNormalizer().fit_transform(np.array([[1.0, 4.0], [16.0, 0.0]])), [[-r, r], [r, -r]])
+    from sklearn.exceptions import NotFittedError
+    with pytest.raises(NotFittedError):
+        ELMBoostNormalizer(center="feature").transform(X)
+    with pytest.raises(ValueError, match="center must be"):
+        ELMBoostNormalizer(center="pixel").fit(X)
+
+
 # ------------------------------------------------------------------ scikit-learn checks
 
 # No check is skipped or expected to fail (expected_failed_checks returns {}).  The one
@@ -346,6 +405,8 @@ _CHECKED = [
     RidgeELMClassifier(random_state=0),
     ELMBoostNormalizer(),
     ELMBoostNormalizer(sqrt="signed"),
+    ELMBoostNormalizer(center="feature"),
+    ELMBoostClassifier(n_levels=2, n_steps=2, ridge_scale="trace", random_state=0),
 ]
 
 

@@ -47,21 +47,29 @@ __all__ = ["ELMBoostImageClassifier", "zero_pixels", "boost_flops", "evaluate_el
 SHARED_KEYS = ("n_levels", "test_noise")
 
 
-def zero_pixels(X, fraction: float, seed: int = 0) -> np.ndarray:
+def zero_pixels(X, fraction: float, seed: int = 0, pixels: str = "all") -> np.ndarray:
     """A copy of ``X`` with ``round(fraction * n_features)`` entries of every row set to zero.
 
     The entries are chosen uniformly without replacement per row: row ``i`` zeroes the
     ``k`` smallest of ``rng.random(n_features)`` where ``rng = default_rng(SeedSequence(seed))``
     draws the rows in order (row ``i`` of an ``n``-row call equals row ``i`` of a longer call).
+    ``pixels="foreground"`` (sensitivity study only) draws the ``k`` among the row's nonzero
+    entries (all of them when it has fewer than ``k``): the same keys, with the zero entries'
+    keys pushed above every nonzero one.
     """
     X = np.array(X, dtype=np.float64 if np.asarray(X).dtype.kind in "iub" else None, copy=True)
     if not 0.0 <= fraction <= 1.0:
         raise ValueError(f"test_noise must be in [0, 1], got {fraction!r}")
+    if pixels not in ("all", "foreground"):
+        raise ValueError(f"pixels must be 'all' (uniform over the image) or 'foreground' (nonzero pixels only), "
+                         f"got {pixels!r}")
     n, d = X.shape
     k = int(round(fraction * d))
     if k == 0 or n == 0:
         return X
     keys = np.random.default_rng(np.random.SeedSequence(int(seed))).random((n, d))
+    if pixels == "foreground":
+        keys[X == 0] += 2.0  # keys are in [0, 1): background is chosen only after every foreground pixel
     cols = np.argpartition(keys, k - 1, axis=1)[:, :k]
     X[np.arange(n)[:, None], cols] = 0
     return X

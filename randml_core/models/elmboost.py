@@ -45,6 +45,8 @@ from sklearn.utils.validation import check_is_fitted, check_non_negative, valida
 __all__ = ["ELMBoostClassifier", "RidgeELMClassifier", "ELMBoostNormalizer", "projection_matrix"]
 
 _ACTIVATIONS = ("tanh", "sign")
+#: how ``ridge`` enters the J x J system (see ``ELMBoostClassifier``): the literal reading first
+_RIDGE_SCALES = ("none", "n_samples", "trace")
 _DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
@@ -111,6 +113,9 @@ class _BaseELMBoost(ClassifierMixin, BaseEstimator):
             raise ValueError(f"n_hidden must be None or an integer >= 1, got {self.n_hidden!r}")
         if self.activation not in _ACTIVATIONS:
             raise ValueError(f"activation must be one of {_ACTIVATIONS}, got {self.activation!r}")
+        if self.ridge_scale not in _RIDGE_SCALES:
+            raise ValueError(f"ridge_scale must be one of {_RIDGE_SCALES} ('none' = the paper's literal mu on H^T H), "
+                             f"got {self.ridge_scale!r}")
         try:
             dtype = np.dtype(self.dtype)
         except TypeError:
@@ -188,8 +193,9 @@ class _BaseELMBoost(ClassifierMixin, BaseEstimator):
                 # H^T H in one call: numpy hands ``A.T @ A`` to BLAS syrk (then mirrors
                 # the triangle), so this is the symmetric rank-N update, not a row loop.
                 np.matmul(H.T, H, out=G)
-                G[diag] += self.ridge
-                W = _ridge_solve(G, H.T @ resid, H, self.ridge, resid)  # Eqs. (8), (10), (14)
+                lam = _effective_ridge(self.ridge, self.ridge_scale, G, n_samples)
+                G[diag] += lam
+                W = _ridge_solve(G, H.T @ resid, H, lam, resid)  # Eqs. (8), (10), (14)
                 coefs[lev, t] = W
                 np.matmul(H, W, out=HW)
                 HW *= alpha
@@ -283,6 +289,17 @@ class _BaseELMBoost(ClassifierMixin, BaseEstimator):
             yield self._labels(scores)
 
 
+def _effective_ridge(ridge, scale, G, n_samples):
+    """The lambda added to the diagonal of ``G = H^T H``: ``ridge`` (``scale="none"``, the paper's
+    literal reading), ``ridge * N`` (``"n_samples"``: mu on the per-sample Gram ``H^T H / N``), or
+    ``ridge * tr(G) / J`` (``"trace"``: mu on the Gram scaled to unit mean diagonal)."""
+    if scale == "none":
+        return float(ridge)
+    if scale == "n_samples":
+        return float(ridge) * n_samples
+    return float(ridge) * float(np.trace(G, dtype=np.float64)) / G.shape[0]
+
+
 def _ridge_solve(G, B, H, ridge, E):
     """Solve ``(H^T H + ridge I) W = H^T E`` given ``G = H^T H + ridge I`` and ``B = H^T E``.
 
@@ -337,6 +354,14 @@ class ELMBoostClassifier(_BaseELMBoost):
         Ridge parameter lambda (= mu; paper: 1).
     n_hidden : int or None, default=None
         Hidden units ``J``; ``None`` means ``J = n_features`` (paper: ``J = M``).
+    ridge_scale : {"none", "n_samples", "trace"}, default="none"
+        How ``ridge`` enters each step's system ``(H^T H + lambda I) W = H^T E``:
+        ``"none"``: ``lambda = ridge`` (the paper's Eq. 8 read literally; at N = 60000 the
+        diagonal of ``H^T H`` is ~2e4 (tanh) or 6e4 (sign), so mu = 1 is weak);
+        ``"n_samples"``: ``lambda = ridge * N`` (mu on the per-sample Gram ``H^T H / N``);
+        ``"trace"``: ``lambda = ridge * tr(H^T H) / J`` (mu on the Gram scaled to unit mean
+        diagonal; equals ``"n_samples"`` for sign, where every diagonal entry is N).  The
+        alternatives exist for the sensitivity study (``experiments/elmboost/sensitivity.py``).
     activation : {"tanh", "sign"}, default="tanh"
         ``h`` of Eq. (1).  ``"sign"`` maps to ``{-1, +1}`` (Eq. 22) with ``h(0) = +1``
         (``numpy.sign`` would give 0, which is not a hash value).
@@ -406,6 +431,7 @@ class ELMBoostClassifier(_BaseELMBoost):
         activation="tanh",
         dtype="float32",
         random_state=None,
+        ridge_scale="none",
     ):
         self.n_levels = n_levels
         self.n_steps = n_steps
@@ -415,6 +441,7 @@ class ELMBoostClassifier(_BaseELMBoost):
         self.activation = activation
         self.dtype = dtype
         self.random_state = random_state
+        self.ridge_scale = ridge_scale
 
     def _schedule(self):
         return self.n_levels, self.n_steps, self.alpha
@@ -431,12 +458,14 @@ class RidgeELMClassifier(_BaseELMBoost):
     ``(1, 1, n_hidden_, n_classes)``.  scikit-learn common checks: all pass.
     """
 
-    def __init__(self, ridge=1.0, n_hidden=None, activation="tanh", dtype="float32", random_state=None):
+    def __init__(self, ridge=1.0, n_hidden=None, activation="tanh", dtype="float32", random_state=None,
+                 ridge_scale="none"):
         self.ridge = ridge
         self.n_hidden = n_hidden
         self.activation = activation
         self.dtype = dtype
         self.random_state = random_state
+        self.ridge_scale = ridge_scale
 
     def _schedule(self):
         return 1, 1, 1.0
@@ -445,7 +474,8 @@ class RidgeELMClassifier(_BaseELMBoost):
 class ELMBoostNormalizer(TransformerMixin, BaseEstimator):
     """Per-sample normalisation of Eq. (21): ``x <- sqrt(x); x <- x - mean(x); x <- x / ||x||``.
 
-    Stateless (each row is transformed on its own); ``fit`` only validates.
+    With the default ``center="sample"`` it is stateless (each row is transformed on its own, the
+    mean ``<x_n>`` is the image's own pixel mean); ``fit`` only validates.
 
     Parameters
     ----------
@@ -455,6 +485,11 @@ class ELMBoostNormalizer(TransformerMixin, BaseEstimator):
         extension for signed features.  ``False``: skip the square root.
     copy : bool, default=True
         If False, transform float input in place where possible.
+    center : {"sample", "feature"}, default="sample"
+        What ``<x_n>`` in Eq. (21) is: ``"sample"``, the mean over the image's own pixels (our
+        reading); ``"feature"``, the per-pixel mean over the rows given to ``fit`` (after the
+        square root), learned as ``mean_`` and subtracted from every row at transform time (the
+        other reading, for the sensitivity study).  The unit-norm step is per row either way.
 
     Notes
     -----
@@ -463,35 +498,51 @@ class ELMBoostNormalizer(TransformerMixin, BaseEstimator):
     is converted to float64; float32 is preserved.  scikit-learn common checks: all pass.
     """
 
-    def __init__(self, sqrt=True, copy=True):
+    def __init__(self, sqrt=True, copy=True, center="sample"):
         self.sqrt = sqrt
         self.copy = copy
+        self.center = center
 
     def _check_params(self):
         if not (self.sqrt is True or self.sqrt is False or self.sqrt == "signed"):
             raise ValueError(f"sqrt must be True, False or 'signed', got {self.sqrt!r}")
+        if self.center not in ("sample", "feature"):
+            raise ValueError(f"center must be 'sample' (per-image mean, Eq. 21 as read here) or 'feature' "
+                             f"(per-pixel mean over the fitted rows), got {self.center!r}")
 
-    def fit(self, X, y=None):
-        """Validate parameters and ``X``; nothing is learned."""
-        self._check_params()
-        X = validate_data(self, X, dtype=[np.float64, np.float32])
-        if self.sqrt is True:
-            check_non_negative(X, "ELMBoostNormalizer (sqrt=True)")
-        return self
-
-    def transform(self, X):
-        """Apply Eq. (21) row by row."""
-        self._check_params()
-        X = validate_data(
-            self, X, reset=False, dtype=[np.float64, np.float32], copy=self.copy, force_writeable=True
-        )
+    def _root(self, X):
         if self.sqrt is True:
             check_non_negative(X, "ELMBoostNormalizer (sqrt=True)")
             np.sqrt(X, out=X)
         elif self.sqrt == "signed":
             np.copysign(np.sqrt(np.abs(X)), X, out=X)
-        constant = np.ptp(X, axis=1) == 0 if X.shape[1] else np.ones(X.shape[0], dtype=bool)
-        X -= X.mean(axis=1, keepdims=True)
+        return X
+
+    def fit(self, X, y=None):
+        """Validate parameters and ``X``; with ``center="feature"`` learn the per-pixel mean ``mean_``."""
+        self._check_params()
+        X = validate_data(self, X, dtype=[np.float64, np.float32])
+        if self.sqrt is True:
+            check_non_negative(X, "ELMBoostNormalizer (sqrt=True)")
+        if self.center == "feature":
+            self.mean_ = self._root(np.array(X, copy=True)).mean(axis=0)
+        return self
+
+    def transform(self, X):
+        """Apply Eq. (21) row by row."""
+        self._check_params()
+        if self.center == "feature":
+            check_is_fitted(self, "mean_")
+        X = validate_data(
+            self, X, reset=False, dtype=[np.float64, np.float32], copy=self.copy, force_writeable=True
+        )
+        X = self._root(X)
+        if self.center == "feature":
+            X -= self.mean_.astype(X.dtype, copy=False)
+            constant = ~np.any(X, axis=1) if X.shape[1] else np.ones(X.shape[0], dtype=bool)
+        else:
+            constant = np.ptp(X, axis=1) == 0 if X.shape[1] else np.ones(X.shape[0], dtype=bool)
+            X -= X.mean(axis=1, keepdims=True)
         norms = np.linalg.norm(X, axis=1, keepdims=True)
         norms[constant] = 1
         X /= norms
@@ -500,7 +551,7 @@ class ELMBoostNormalizer(TransformerMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.requires_fit = False
+        tags.requires_fit = self.center == "feature"
         tags.input_tags.positive_only = self.sqrt is True
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
