@@ -97,7 +97,7 @@ def _ray_session(address: str | None, n: int):
         return
     if address:
         log.info("ray: connecting to %s (n_jobs is not used: the cluster's CPUs run the tasks)", address)
-        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        ray.init(address=address, log_to_driver=False)
     else:
         ray.init(num_cpus=n, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1")
     try:
