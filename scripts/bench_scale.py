@@ -114,8 +114,9 @@ def bench_backends(args, env, tmp: Path) -> str:
     for backend, secs, own, same in rows:
         lines.append(f"| {backend} | {'-' if secs is None else f'{secs:.1f}'} | "
                      f"{'-' if own is None else f'{own:.1f}'} | {same} |")
-    lines += ["", "On one machine a cluster backend only adds its start-up and data transfer; it pays off when "
-              "`backend_address` points at more cores than this machine has.", ""]
+    lines += ["", f"Load average (1 min) at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores. On one "
+              "machine a cluster backend adds its start-up and stop (the run column) and computes nothing faster; "
+              "a cluster with more cores (`backend_address`) is not measured here.", ""]
     return "\n".join(lines)
 
 
