@@ -28,6 +28,7 @@ USAGE = """usage: randml run     experiment=NAME [overrides...]   run the missin
        randml --version
 
 overrides: dataset=NAME model=NAME profile=paper|quick protocol.repeats=N n_jobs=N store_dir=PATH
+           backend=loky|dask|ray backend_address=ADDRESS (an existing Dask / Ray cluster)
            --config-dir DIR (a folder with experiment/, model/, dataset/ of your own)
 exit codes: 0 done, 1 failed cells, 2 bad config or input, 3 datasets not available (need a download)
 experiments: {experiments}"""
@@ -65,10 +66,14 @@ def _spec_from_cfg(cfg):
 def _cmd_run(cfg) -> int:
     from .runner import run
     spec = _spec_from_cfg(cfg)
+    backend, address = cfg.get("backend", "loky"), cfg.get("backend_address")
     print(f"randml run: {spec.name} [{spec.profile}] {len(spec.datasets)} dataset(s) x "
-          f"{len(spec.variants)} model(s); {spec.protocol.describe()}; n_jobs={cfg.n_jobs}", file=sys.stderr)
+          f"{len(spec.variants)} model(s); {spec.protocol.describe()}; n_jobs={cfg.n_jobs}"
+          + (f"; backend={backend}" + (f" at {address}" if address else "") if backend != "loky" else ""),
+          file=sys.stderr)
     s = run(spec, cfg.store_dir, n_jobs=int(cfg.n_jobs), progress=bool(cfg.progress),
-            retry_failed=bool(cfg.retry_failed), shard=cfg.get("shard"), workers=cfg.get("workers"))
+            retry_failed=bool(cfg.retry_failed), shard=cfg.get("shard"), workers=cfg.get("workers"),
+            backend=backend, backend_address=address)
     print(f"randml run: computed {s.computed} cells ({s.failed} failed, {s.skipped} skipped by rule, "
           f"{s.not_converged} bounded), "
           f"{s.cached} already stored, in {s.seconds:.1f} s", file=sys.stderr)
@@ -117,7 +122,8 @@ def _cmd_status(cfg) -> int:
 
 
 # Overrides that change where or how a report runs, never what it shows.
-NEUTRAL_OVERRIDES = {"n_jobs", "progress", "store_dir", "results_dir", "retry_failed", "shard", "workers"}
+NEUTRAL_OVERRIDES = {"n_jobs", "progress", "store_dir", "results_dir", "retry_failed", "shard", "workers",
+                     "backend", "backend_address"}
 
 
 def _is_committed_config(spec) -> tuple[bool, str]:

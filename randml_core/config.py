@@ -7,8 +7,10 @@ from __future__ import annotations
 import difflib
 import hashlib
 import importlib
+import importlib.util
 import itertools
 import json
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -110,8 +112,35 @@ def _check_value(value, where: str, kind: str, low=None, choices=None):
     return value
 
 
+#: ``backend=`` choices and the module each needs (None: joblib's own), with the extra that installs it
+BACKENDS = {"loky": None, "dask": "distributed", "ray": "ray"}
+
+
+def _installed(module: str) -> bool:
+    if module in sys.modules:
+        return sys.modules[module] is not None  # None: imports of it fail (blocked)
+    return importlib.util.find_spec(module) is not None
+
+
+def check_backend(backend, address=None) -> None:
+    """``backend`` is a known executor whose package is installed; ``address`` a string or null, and
+    only for a cluster backend. Raises ConfigError naming the key and the fix."""
+    _check_value(backend, "backend", "str", choices=tuple(BACKENDS))
+    if address is not None:
+        _check_value(address, "backend_address", "str")
+        if backend == "loky":
+            raise ConfigError(f"backend_address={address!r} is set but backend=loky runs on this machine: "
+                              "use backend=dask or backend=ray with an address, or backend_address=null")
+    module = BACKENDS[backend]
+    if module is not None and not _installed(module):
+        raise ConfigError(f"backend={backend} needs the {module!r} package, which is not installed: "
+                          f"pip install -e '.[{backend}]' (or choose backend=loky)")
+
+
 def check_runtime(cfg: dict) -> None:
     """The run-time keys of the primary config (conf/config.yaml), before any work."""
+    if "backend" in cfg or cfg.get("backend_address") is not None:
+        check_backend(cfg.get("backend", "loky"), cfg.get("backend_address"))
     if "n_jobs" in cfg:
         n = _check_value(cfg["n_jobs"], "n_jobs", "int")
         if n == 0 or n < -1:

@@ -18,7 +18,6 @@ import importlib
 import json
 import logging
 import math
-import os
 import signal
 import sys
 import threading
@@ -27,11 +26,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 import numpy as np
-from joblib import Parallel, delayed, parallel_config
+from joblib import delayed
 from threadpoolctl import threadpool_limits
 
-from ._watchdog import die_with_parent
-from .config import ExperimentSpec, Variant
+from .backends import executor
+from .config import ExperimentSpec, Variant, check_backend
 from .data import DataSourceError, load_dataset
 from .metrics import classification_scores, log_loss, rmse
 from .family import Split, evaluate, family_of, release_unneeded, skipped, target_key
@@ -357,7 +356,7 @@ class RunSummary:
 def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool = True,
         retry_failed: bool = False, shard: str | None = None, workers: int | None = None,
         lease_heartbeat: float = HEARTBEAT_SECONDS, lease_stale: float = STALE_SECONDS,
-        wait_poll: float = 2.0) -> RunSummary:
+        wait_poll: float = 2.0, backend: str = "loky", backend_address: str | None = None) -> RunSummary:
     """Compute the cells of ``spec`` not yet stored in ``store_root``.
 
     Several runs may fill one store at once (processes, or hosts sharing the directory): each task
@@ -365,10 +364,12 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
     live run are left to it, and at the end the run waits for those until every cell of its plan is
     stored (or their leases go stale and it takes them over). ``shard="i/n"`` keeps only the tasks
     whose index in the plan is i mod n (a deterministic split for sweeps: ``shard=0/4,1/4,2/4,3/4``).
-    Neither changes a cell's key or value.
+    Neither changes a cell's key or value, and nor does ``backend`` (:mod:`randml_core.backends`: loky,
+    dask or ray, on a local cluster of ``n_jobs`` workers or at ``backend_address``).
     """
     t0 = time.monotonic()
     parse_shard(shard)  # a bad value fails before any work
+    check_backend(backend, backend_address)
     store = Store(store_root, spec.store)
     store.check_writable()  # before any work: an unwritable store would lose the first task's results
     store.cleanup_temp()
@@ -413,7 +414,9 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
             bar.update(len(task.cells) - len(rest))
         return Task(task.dataset, task.split, rest) if rest else None
 
-    with bar, _sigterm_as_interrupt(), leases:
+    # a cluster backend is started (or connected to) only when there is work
+    start = executor(backend, backend_address, n_jobs) if todo else contextlib.nullcontext()
+    with bar, _sigterm_as_interrupt(), leases, start as run_jobs:
         bar.update(0)  # show the bar (0 %) before the first task finishes
         while pending:
             deferred: list[tuple[str, Task]] = []
@@ -435,13 +438,7 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
                     ds = plan.datasets[rest.dataset]
                     yield delayed(_run_claimed_task)(tid, ds.X, ds.y, rest, options, ds.task)
 
-            if n_jobs != 1:
-                # every loky worker starts a watchdog at start-up: orphaned workers exit (SIGKILLed parent)
-                with parallel_config(backend="loky", initializer=die_with_parent, initargs=(os.getpid(),)):
-                    outputs = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(claimed())
-            else:
-                outputs = map(lambda j: j[0](*j[1], **j[2]), claimed())
-            for tid, task, rows in outputs:
+            for tid, task, rows in run_jobs(claimed()):
                 ds = plan.datasets[task.dataset]
                 stamp = datetime.now(timezone.utc).isoformat()
                 for r in rows:

@@ -12,13 +12,19 @@ For each: wall time (process start to the last exit, imports included), rows in 
 vs distinct keys (duplicated cells, and tasks: 24 cells each here), and whether the stored frame
 equals the reference run's (VOLATILE_COLUMNS aside).
 
-    .venv/bin/python scripts/bench_scale.py [--repeats 5] [--output results/tables/bench_scale.md]
+``--backends``: instead, one ``randml run`` with 2 workers on each of ``backend=loky``, ``dask`` and
+``ray`` (local clusters started by the run), each into a fresh store; wall time, the run's own time
+and whether the frame equals loky's. Each mode rewrites only its own section of the output file.
+
+    .venv/bin/python scripts/bench_scale.py [--repeats 5] [--backends] [--output results/tables/bench_scale.md]
 """
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -49,23 +55,83 @@ def frame_equal(a: Path, b: Path) -> bool:
     return fa[cols].sort_values("key").reset_index(drop=True).equals(fb[cols].sort_values("key").reset_index(drop=True))
 
 
-def launch(argvs: list[list[str]], env: dict) -> float:
+def launch(argvs: list[list[str]], env: dict, errs: list | None = None) -> float:
     t0 = time.perf_counter()
     procs = [subprocess.Popen(a, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for a in argvs]
     for p in procs:
         _, err = p.communicate()
         if p.returncode:
             raise SystemExit(f"{' '.join(p.args)} exited {p.returncode}:\n{err[-3000:]}")
+        if errs is not None:
+            errs.append(err)
     return time.perf_counter() - t0
+
+
+BACKENDS_HEADING = "## One run on loky, dask or ray (2 workers)"
+
+
+def write_sections(path: Path, head: str | None, backends: str | None) -> Path:
+    """The file with its first part (the several-runs table) and/or the backends section replaced;
+    the part not given is kept as it is."""
+    from randml_core.artefacts import atomic_write
+    old = path.read_text() if path.exists() else ""
+    i = old.find(BACKENDS_HEADING)
+    old_head, old_backends = (old[:i], old[i:]) if i >= 0 else (old, "")
+    text = (head if head is not None else old_head).rstrip("\n") + "\n"
+    tail = backends if backends is not None else old_backends
+    return atomic_write(path, text + ("\n" + tail.rstrip("\n") + "\n" if tail else ""))
+
+
+def bench_backends(args, env, tmp: Path) -> str:
+    """One run per backend, 2 workers each (n_jobs=2: loky processes, or a local cluster of 2)."""
+    cli = [sys.executable, "-m", "randml_core.cli", "run"]
+    base = ["experiment=smoke", f"protocol.repeats={args.repeats}", "n_jobs=2", "progress=false"]
+    env = dict(env, RAY_USAGE_STATS_ENABLED="0")
+    rows = []
+    for backend in ("loky", "dask", "ray"):
+        if backend != "loky" and importlib.util.find_spec({"dask": "distributed"}.get(backend, backend)) is None:
+            rows.append((backend, None, None, f"not installed (pip install -e '.[{backend}]')"))
+            continue
+        errs: list = []
+        secs = launch([[*cli, *base, f"backend={backend}", f"store_dir={tmp / backend}",
+                        f"hydra.run.dir={tmp / backend}-log"]], env, errs)
+        own = re.search(r"computed (\d+) cells .* in ([\d.]+) s", errs[0])
+        same = "reference" if backend == "loky" else ("yes" if frame_equal(tmp / "loky", tmp / backend) else "NO")
+        rows.append((backend, secs, float(own.group(2)), same))
+        print(backend, f"{secs:.1f} s", own.group(0), same, flush=True)
+    n_rows, _ = rows_and_keys(tmp / "loky")
+    lines = [
+        BACKENDS_HEADING, "",
+        f"`scripts/bench_scale.py --backends --repeats {args.repeats}`: `randml run experiment=smoke "
+        f"protocol.repeats={args.repeats} n_jobs=2 backend=B` ({n_rows} cells), each backend into a fresh store; "
+        "dask and ray start a local cluster of 2 workers for the run (no address) and stop it after. "
+        "Wall: process start to exit; run: the run's own time (`randml run: computed ... in N s`: planning, "
+        f"cluster start and stop, the tasks). Same shared {os.cpu_count()}-core machine: noisy, one pass each.",
+        "",
+        "| backend | wall (s) | run (s) | frame equals loky's |",
+        "|---|---|---|---|",
+    ]
+    for backend, secs, own, same in rows:
+        lines.append(f"| {backend} | {'-' if secs is None else f'{secs:.1f}'} | "
+                     f"{'-' if own is None else f'{own:.1f}'} | {same} |")
+    lines += ["", f"Load average (1 min) at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores. On one "
+              "machine a cluster backend adds its start-up and stop (the run column) and computes nothing faster; "
+              "a cluster with more cores (`backend_address`) is not measured here.", ""]
+    return "\n".join(lines)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--backends", action="store_true", help="loky vs dask vs ray, 2 workers (its own section)")
     ap.add_argument("--output", default=str(REPO / "results/tables/bench_scale.md"))
     args = ap.parse_args()
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     tmp = Path(tempfile.mkdtemp(prefix="randml-bench-scale-"))
+    if args.backends:
+        print("wrote", write_sections(Path(args.output), None, bench_backends(args, env, tmp)))
+        shutil.rmtree(tmp, ignore_errors=True)
+        return 0
     cli = [sys.executable, "-m", "randml_core.cli", "run"]
     base = ["experiment=smoke", f"protocol.repeats={args.repeats}", "n_jobs=1", "progress=false"]
 
@@ -117,9 +183,7 @@ def main() -> int:
     for label, secs, n_rows, n_keys, dup, same in rows:
         lines.append(f"| {label} | {secs:.1f} | {n_rows} | {n_keys} | {dup} ({dup // per_task}) | {same} |")
     lines += ["", "The speed-up of `make table4` on several machines is not measured (one 2-core machine here).", ""]
-    from randml_core.artefacts import atomic_write
-    out = atomic_write(args.output, "\n".join(lines))
-    print("wrote", out)
+    print("wrote", write_sections(Path(args.output), "\n".join(lines), None))
     shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
