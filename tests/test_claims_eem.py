@@ -151,6 +151,7 @@ def test_fig3_stability_equivalence_rule_and_sensitivity(tmp_path):
     assert all("not held" in r for r in rows.values())
     v, rng = summary.range_rule(pd.read_csv(tmp_path / "b" / "eem_fig3_folds.csv"), 0.2)
     assert v == C.HELD and rng == pytest.approx(0.12, abs=0.01)
+    assert summary.range_rule(pd.read_csv(tmp_path / "b" / "eem_fig3_folds.csv"), 0.2, start=600)[0] == C.NOT_TESTED
 
 
 def test_missing_artefacts_are_not_tested_with_the_make_target(tmp_path):

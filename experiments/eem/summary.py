@@ -276,6 +276,8 @@ def range_rule(f: pd.DataFrame, threshold: float, start: int = STABLE_FROM) -> t
     """The previous rule (no uncertainty): max - min of the mean GMean over h >= ``start`` below ``threshold`` on
     every dataset. Returns (verdict, the largest range)."""
     m = f[f["h"] >= start].groupby(["dataset", "h"])["gmean"].mean()
+    if m.empty:
+        return C.NOT_TESTED, float("nan")
     rng = m.groupby(level="dataset").agg(lambda s: s.max() - s.min())
     return (C.HELD if rng.max() < threshold else C.NOT_HELD), float(rng.max())
 
