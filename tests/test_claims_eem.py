@@ -93,9 +93,9 @@ def test_unbalanced_about_half_rule_on_real_sets_substitutes_apart(tmp_path):
     got = _unbalanced(tmp_path / "a", {"abalone7": UP, "ecoli": -UP}, sub_shift=-UP)  # wins 4, losses 4 of 16
     half = got["t4-unb-half"]
     assert half.real.verdict == C.HELD, half.real
-    assert half.real.evidence.startswith("16 experiments (4 datasets") and "between 0.25 and 0.75" in half.real.evidence
+    assert half.real.evidence.startswith("16 experiments (4 dataset(s)") and "between 0.25 and 0.75" in half.real.evidence
     # the substitute loses on all 4 pairs: its own column says not held; it never enters the real verdict
-    assert half.substitutes.verdict == C.NOT_HELD and half.substitutes.evidence.startswith("4 experiments (1 datasets")
+    assert half.substitutes.verdict == C.NOT_HELD and half.substitutes.evidence.startswith("4 experiments (1 dataset(s)")
     assert not any("synthetic-protein" in ln for ln in half.real.details + half.substitutes.details)  # a 7.3 set
     assert _unbalanced(tmp_path / "b", {d: UP for d in REAL72})["t4-unb-half"].real.verdict == C.NOT_HELD  # 16/16
     assert _unbalanced(tmp_path / "c", {})["t4-unb-half"].real.verdict == C.INCONCLUSIVE  # 0..1: nothing shown
@@ -190,3 +190,26 @@ def test_report_lists_changes_against_the_previous_json(tmp_path):
     assert [c["id"] for c in new["claims"]] == list(summary.WORDS)
     # rbf: WELM better on 3 of 3; EEKM thirds: all draws (x2); sigmoids: no difference shown; the rest: no artefact
     assert new["counts"] == {"held": 0, "not held": 3, "inconclusive": 1, "not tested": len(summary.WORDS) - 4}
+
+
+def test_table4_and_fig3_write_the_splits_at_the_selection_the_tables_show():
+    from experiments.eem import fig3, table4
+    from randml_core.report.tables import nested_rows, select_best, select_nested
+    rows = []
+    # p1 wins on average over the outer folds (the paper's rule); the inner folds prefer p2 on fold 0 only
+    for d in ("abalone7", "yeast4-keel"):
+        for fold in (0, 1):
+            for p, outer, inner in (("p1", 0.9, 0.5 if fold == 0 else 0.9), ("p2", 0.8, 0.6 if fold == 0 else 0.1)):
+                rows += [dict(dataset=d, model="EEM-rbf", params_json=p, p_n_hidden=100 if p == "p1" else 200,
+                              status="ok", converged=True, repeat=0, fold=fold, inner_fold=i, n_train=90, n_test=10,
+                              gmean=outer if i == -1 else inner, fit_seconds=0.5) for i in (-1, 0, 1)]
+    frame = pd.DataFrame(rows)
+    f = table4.folds_frame(table4.selected_rows(frame, select_best(frame)))
+    assert len(f) == 4 and set(f["params_json"]) == {"p1"} and set(f["gmean"]) == {0.9}
+    assert dict(zip(f["dataset"], f["stand_in_for"])) == {"abalone7": "", "yeast4-keel": "oil-spill"}
+    n = table4.folds_frame(nested_rows(frame))
+    assert list(n.loc[n["dataset"] == "abalone7", "params_json"]) == ["p2", "p1"]  # fold 0: inner prefers p2
+    assert select_nested(frame).set_index("dataset").loc["abalone7", "mean"] == pytest.approx(0.85)  # (0.8 + 0.9) / 2
+    g = fig3.folds_frame(frame)
+    assert sorted(set(g["model"])) == ["EEM-rbf h=100", "EEM-rbf h=200"] and len(g) == 8
+    assert set(g.loc[g["h"] == 200, "gmean"]) == {0.8}

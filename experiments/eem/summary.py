@@ -204,7 +204,7 @@ def about_half(f: pd.DataFrame, pairs, datasets) -> C.Decision:
     lo, hi = HALF_BAND
     verdict = (C.HELD if low >= lo and high <= hi else
                C.NOT_HELD if low > hi or high < lo else C.INCONCLUSIVE)
-    ev = (f"{n} experiments ({len(set(d.split(':')[0] for d in t['dataset']))} datasets x fixed activation/kernel): "
+    ev = (f"{n} experiments ({len(set(d.split(':')[0] for d in t['dataset']))} dataset(s) x fixed activation/kernel): "
           f"EEM side significantly better on {better}, no significant difference on {draw}, worse on {worse}: "
           f"share won between {low:.2f} and {high:.2f}")
     return C.Decision(verdict, ev, _detail(t))
