@@ -30,7 +30,8 @@ REPO = Path(__file__).resolve().parent.parent
 OVERRIDES = ["experiment=smoke", "dataset=synthetic-binary", "n_jobs=1",
              "experiment.report=[experiments.eem.table4,experiments.eem.fig3]"]
 SIDECAR = "tables/smoke.meta.json"
-FILES = {"tables/smoke.md", "tables/smoke.csv", "tables/smoke.tex", "tables/eem_fig3_stability.md",
+FILES = {"tables/smoke.md", "tables/smoke.csv", "tables/smoke.tex", "tables/smoke_folds.csv",
+         "tables/eem_fig3_stability.md", "tables/eem_fig3_folds.csv",
          "figures/eem_fig3.png", "figures/eem_fig3.pdf", SIDECAR}
 
 SERVER = r'''
@@ -300,7 +301,7 @@ def test_exception_after_half_the_files_are_staged_keeps_the_old_set(sets, tmp_p
     real, staged = ArtefactSet._stage, []
 
     def failing(self, path, chunks):
-        if len(staged) == 3:  # of 6 files (+ the sidecar)
+        if len(staged) == 3:  # of 8 files (+ the sidecar)
             raise RuntimeError("injected failure while staging")
         staged.append(path)
         return real(self, path, chunks)

@@ -77,29 +77,6 @@ def test_table5_claims_ratio_logic():
         "EEM much faster than SVM-rbf on the larger sets (n_train >= 2000)"]["held"]
 
 
-def test_eem_report_reads_table5_claims_and_counts_wins(tmp_path, monkeypatch):
-    import json
-
-    import pandas as pd
-    from experiments.eem import summary
-    monkeypatch.setattr(summary, "OUT", tmp_path)
-    assert summary.table5_claims() == ["- Table 5: not built (`make table5`)."]
-    (tmp_path / "eem_table5_claims.json").write_text(json.dumps(
-        [{"claim": "EEM faster", "held": True, "evidence": "ratios 2-3"},
-         {"claim": "EEM comparable", "held": False, "evidence": "ratios 0.1-9"}]))
-    lines = summary.table5_claims()
-    assert lines[:2] == ["- HELD: EEM faster — ratios 2-3.", "- NOT HELD: EEM comparable — ratios 0.1-9."]
-    # two datasets, two folds: EEM-rbf beats WELM-rbf on "a" by 0.1, loses on "b" by 0.2
-    rows = [dict(dataset=d, model=m, family=m.split("-")[0].lower(), params_json="{}", status="ok", inner_fold=-1,
-                 repeat=0, fold=f, gmean=g, converged=True)
-            for d, m, g in [("a", "EEM-rbf", 0.9), ("a", "WELM-rbf", 0.8), ("b", "EEM-rbf", 0.5), ("b", "WELM-rbf", 0.7)]
-            for f in (0, 1)]
-    out = summary.table4_claims(pd.DataFrame(rows), "unbalanced part", "make table4-unbalanced")
-    assert out[0] == "- unbalanced part (2 datasets with results):"
-    assert "EEM-rbf vs WELM-rbf (mean GMean, draw = within 0.005): 1 wins, 0 draws, 1 losses." in out[1]
-    assert summary.table4_claims(pd.DataFrame(), "x", "make y") == ["- Table 4, x: not run (`make y`)."]
-
-
 def test_table4_compute_footer_sums_task_seconds_once_per_split():
     import numpy as np
     import pandas as pd

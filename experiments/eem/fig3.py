@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 
 from randml_core.report.figures import curve_panels, save
-from randml_core.report.tables import outer_rows
+from randml_core.report.tables import outer_rows, split_scores
 
 
 def curves(frame: pd.DataFrame) -> pd.DataFrame:
@@ -12,6 +12,18 @@ def curves(frame: pd.DataFrame) -> pd.DataFrame:
     rows = rows[(rows["model"] == "EEM-rbf") & (rows["status"] == "ok")]
     return (rows.groupby(["dataset", "p_n_hidden"], sort=False)["gmean"].agg(["mean", "std", "size"])
             .reset_index().rename(columns={"p_n_hidden": "h"}))
+
+
+def folds_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """``eem_fig3_folds.csv``: EEM-rbf GMean per outer split at every h, model ``EEM-rbf h=<h>`` (one row per
+    dataset, model, repeat, fold, as :func:`split_scores` keeps them) and ``h``: the paired splits of the
+    stability claim."""
+    rows = outer_rows(frame) if len(frame) else frame
+    rows = rows[rows["model"] == "EEM-rbf"] if len(rows) else rows
+    if len(rows):
+        rows = rows.assign(h=rows["p_n_hidden"].astype(int))
+        rows = rows.assign(model="EEM-rbf h=" + rows["h"].astype(str))
+    return split_scores(rows, "gmean", ["h"])
 
 
 def build(ctx) -> list:
@@ -30,4 +42,5 @@ def build(ctx) -> list:
     fig = curve_panels(c, "dataset", "h", "mean", "std", title="EEM (rbf) GMean vs hidden layer size h",
                        xlabel="h", ylabel="GMean (mean ± std over folds)", footer=ctx.spec.protocol.describe())
     print("\n".join(lines))
-    return save(fig, ctx.results_dir / "figures" / "eem_fig3", ctx.artefacts) + [summary_path]
+    folds = ctx.artefacts.write_csv(ctx.results_dir / "tables" / "eem_fig3_folds.csv", folds_frame(ctx.frame))
+    return save(fig, ctx.results_dir / "figures" / "eem_fig3", ctx.artefacts) + [summary_path, folds]

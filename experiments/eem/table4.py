@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from randml_core.report.tables import Table, cell_counts, select_best, select_nested
+from randml_core.report.tables import (Table, cell_counts, nested_rows, outer_rows, select_best, select_nested,
+                                      split_scores)
 
 TITLE = "EEM Table 4 — GMean on the UCI datasets"
 
@@ -70,6 +71,24 @@ def _footer(ctx, rule: str, summary: pd.DataFrame) -> list[str]:
     return lines
 
 
+def folds_frame(rows: pd.DataFrame) -> pd.DataFrame:
+    """``<stem>_folds.csv``: GMean and fit seconds per outer split at the selection the table shows (``rows``:
+    one outer row per dataset, model, repeat, fold), with ``stand_in_for`` (the original a named substitute
+    stands in for; empty for the real sets): the paired splits the claims report tests on."""
+    from randml_core.data import get_spec
+
+    out = split_scores(rows, "gmean")
+    return out.assign(stand_in_for=[get_spec(d).substitute_of or "" for d in out["dataset"]])
+
+
+def selected_rows(frame: pd.DataFrame, best: pd.DataFrame) -> pd.DataFrame:
+    """The outer rows at each (dataset, model)'s selected ``params_json`` (the paper's rule, ``select_best``)."""
+    if not len(frame) or not len(best):
+        return frame.iloc[0:0]
+    picks = best.dropna(subset=["params_json"])[["dataset", "model", "params_json"]]
+    return picks.merge(outer_rows(frame), on=["dataset", "model", "params_json"], how="inner")
+
+
 def build(ctx) -> list:
     spec = ctx.spec
     rows = list(spec.datasets)
@@ -84,11 +103,15 @@ def build(ctx) -> list:
     table = Table(title, rows, columns, best, notes,
                   _footer(ctx, "best mean CV GMean over the grid (the paper's rule; optimistic)", best))
     paths += table.write(ctx.results_dir / "tables" / spec.name, ctx.artefacts)
+    paths.append(ctx.artefacts.write_csv(ctx.results_dir / "tables" / f"{spec.name}_folds.csv",
+                                         folds_frame(selected_rows(ctx.frame, best))))  # the claims' paired splits
     print(table.to_markdown())
     if spec.protocol.inner_splits:
         nested = select_nested(ctx.frame)
         ntable = Table(title + " (nested CV selection)", rows, columns, nested, notes,
                        _footer(ctx, f"nested CV, {spec.protocol.inner_splits} inner folds per outer fold", nested))
         paths += ntable.write(ctx.results_dir / "tables" / f"{spec.name}_nested", ctx.artefacts)
+        paths.append(ctx.artefacts.write_csv(ctx.results_dir / "tables" / f"{spec.name}_nested_folds.csv",
+                                             folds_frame(nested_rows(ctx.frame))))
         print(ntable.to_markdown())
     return paths

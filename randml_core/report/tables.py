@@ -88,11 +88,12 @@ def select_best(frame: pd.DataFrame, metric: str = "gmean") -> pd.DataFrame:
     return out[SUMMARY_COLUMNS].reset_index(drop=True)
 
 
-def select_nested(frame: pd.DataFrame, metric: str = "gmean") -> pd.DataFrame:
-    """Nested CV: for each outer fold pick the params by mean ``metric`` over its inner folds,
-    then score the outer fold with them. Needs rows with inner_fold >= 0."""
+def nested_rows(frame: pd.DataFrame, metric: str = "gmean") -> pd.DataFrame:
+    """The outer rows at each outer fold's nested pick (the params with the best mean ``metric`` over
+    that fold's inner folds): one row per (dataset, model, repeat, fold), every stored column kept.
+    Empty without inner rows (inner_fold >= 0)."""
     if "inner_fold" not in frame.columns or not (frame["inner_fold"] >= 0).any():
-        return pd.DataFrame(columns=SUMMARY_COLUMNS)
+        return frame.iloc[0:0]
     fold_keys = ["dataset", "model", "repeat", "fold"]
     inner = _flags(frame[frame["inner_fold"] >= 0])
     stats = inner.groupby([*fold_keys, "params_json"], sort=False).agg(
@@ -100,8 +101,16 @@ def select_nested(frame: pd.DataFrame, metric: str = "gmean") -> pd.DataFrame:
     has_ok = stats["all_ok"].groupby([stats[k] for k in fold_keys]).transform("any")
     pool = stats[(stats["all_ok"] | ~has_ok) & stats["mean"].notna()]
     picks = _pick_max(pool, fold_keys)[[*fold_keys, "params_json"]]
-    outer = _flags(outer_rows(frame))[[*fold_keys, "params_json", metric, "_ok", "_bounded"]]
-    scored = picks.merge(outer, on=[*fold_keys, "params_json"], how="inner")
+    return picks.merge(outer_rows(frame), on=[*fold_keys, "params_json"], how="inner")
+
+
+def select_nested(frame: pd.DataFrame, metric: str = "gmean") -> pd.DataFrame:
+    """Nested CV: for each outer fold pick the params by mean ``metric`` over its inner folds,
+    then score the outer fold with them. Needs rows with inner_fold >= 0."""
+    rows = nested_rows(frame, metric)
+    if rows.empty:
+        return pd.DataFrame(columns=SUMMARY_COLUMNS)
+    scored = _flags(rows)[["dataset", "model", "repeat", "fold", "params_json", metric, "_ok", "_bounded"]]
     if scored.empty:
         return pd.DataFrame(columns=SUMMARY_COLUMNS)
     res = scored.groupby(["dataset", "model"], sort=False).agg(
