@@ -156,6 +156,39 @@ def test_kernel_width_equivalence():
     np.testing.assert_allclose(pri_potential_matrix(X[:20], sigma=0.3), dense_V(X[:20], 0.3), atol=1e-13)
 
 
+def test_kernel_width_readings_against_eq6_quadrature_on_three_points():
+    """Eq. (6) integrated numerically: the information potential of two Parzen kernels
+    kappa_sigma (Section 6.1's Gaussian) is, up to one constant, V of the "sqrt2_sigma" reading;
+    "sigma" is kappa itself, so its V is the elementwise square.  The PRI objective of Eq. (10)
+    computed by hand from the integrals equals pri_objective under "sqrt2_sigma" only."""
+    X = np.array([[0.0, 0.0], [0.3, 0.1], [-0.1, 0.4]])
+    sigma, lam = 0.2, 2.0
+    h = 0.004
+    g = np.arange(-1.6, 2.0, h)
+    gx, gy = np.meshgrid(g, g, indexing="ij")
+
+    def kappa(c):  # Section 6.1: exp(-||x - y||^2 / (2 sigma^2)), on the grid
+        return np.exp(-((gx - c[0]) ** 2 + (gy - c[1]) ** 2) / (2.0 * sigma**2))
+
+    K = [kappa(c) for c in X]
+    cip = np.array([[(K[i] * K[j]).sum() * h * h for j in range(3)] for i in range(3)])
+    # closed form of the integral: pi sigma^2 exp(-d^2 / (4 sigma^2)) (a Gaussian of width sqrt(2) sigma)
+    d2 = ((X[:, None] - X[None]) ** 2).sum(-1)
+    np.testing.assert_allclose(cip, math.pi * sigma**2 * np.exp(-d2 / (4 * sigma**2)), rtol=1e-9)
+    V2 = pri_potential_matrix(X, sigma=sigma, kernel_width="sqrt2_sigma")
+    V1 = pri_potential_matrix(X, sigma=sigma, kernel_width="sigma")
+    np.testing.assert_allclose(V2, cip / cip[0, 0], rtol=1e-9)          # Eq. (6) up to its constant
+    np.testing.assert_allclose(V1, np.exp(-d2 / (2 * sigma**2)), rtol=1e-12)  # kappa itself
+    np.testing.assert_allclose(V1, V2**2, rtol=1e-12)
+    # J(beta) of Eq. (10) by hand from the integrals (alpha = 1/3); the constant pi sigma^2 cancels:
+    # (lam-1) log c + (-2 lam) log c = -(lam+1) log c
+    beta = np.array([0.5, 0.3, 0.2])
+    by_hand = ((lam - 1) * math.log(beta @ cip @ beta) - 2 * lam * math.log(beta @ cip.mean(1))
+               + (lam + 1) * math.log(math.pi * sigma**2))
+    assert pri_objective(beta, V2, lam) == pytest.approx(by_hand, abs=1e-9)
+    assert abs(pri_objective(beta, V1, lam) - by_hand) > 0.05  # the other reading is another problem
+
+
 # ----------------------------------------------------------------------------- optimality
 @pytest.mark.parametrize("tol", [1e-2, 1e-4])
 def test_kkt_corrected_signs_at_solution(tol):

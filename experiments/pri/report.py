@@ -9,7 +9,8 @@ Everything except the scatter figure is a pure function of the stored frame (``c
   (mean over repeats, band = min..max; dashed line = N, every point a support vector).
 - ``tables/<prefix>_report.md`` (+ ``.json`` with the same numbers, ``_summary.csv``): the paper's
   claims, each HELD / NOT HELD (or NOT TESTED when the grid cannot show it) with its evidence,
-  the growth exponent of time in N and the per-setting summary.
+  a short section on the kernel-width sensitivity (from ``tables/pri_sensitivity.json`` when present,
+  written by :mod:`experiments.pri.sensitivity`), the growth exponent of time in N and the per-setting summary.
 - ``<prefix>_support.png|pdf``: an illustration, NOT from the store: the report draws a fresh
   mixture (``make_pri_mixture(pri_support_n, pri_support_seed)``) and fits ONE ``PRISMO``
   (``pri_support_lam``, ``pri_support_tol``, the sweep's sigma and kernel width) to overlay its
@@ -24,6 +25,8 @@ pooled slope is also given over the upper half of the N grid (closer to the asym
 The report assumes one sigma (the paper's 0.2) and one model variant per experiment.
 """
 from __future__ import annotations
+
+import json
 
 import numpy as np
 import pandas as pd
@@ -353,6 +356,30 @@ def _summary_markdown(s: pd.DataFrame) -> str:
     return frame_markdown(t)
 
 
+def sensitivity_section(tables, kernel_width: str = "sqrt2_sigma") -> list[str]:
+    """A short pointer to ``tables/pri_sensitivity.md`` (kernel width sqrt(2) sigma vs sigma, issue 17): the
+    verdicts under each reading from ``pri_sensitivity.json``, or how to generate it."""
+    head = ["## Sensitivity: kernel width sqrt(2) sigma versus sigma", ""]
+    path = tables / "pri_sensitivity.json"
+    if not path.is_file():
+        return head + ["Not generated yet: `make pri-sensitivity` (`python -m experiments.pri.sensitivity`) writes "
+                       "`tables/pri_sensitivity.md`.", ""]
+    s = json.loads(path.read_text())
+    readings = list(s["verdicts"])
+    ids = list(s["verdicts"][readings[0]])
+    rows = [f"| {i} | " + " | ".join(s["verdicts"][r][i].upper() for r in readings) + " |" for i in ids]
+    best = s["closest"]
+    return head + [
+        f"The claims above use `kernel_width={kernel_width}`; the literal reading and headline is "
+        f"`{s['headline']}` (V of width sqrt(2) sigma: Eq. 6 applied to Section 6.1's Parzen kernel). "
+        "`tables/pri_sensitivity.md` reruns the grid at reduced "
+        f"scale (N <= {s['n_max']}, {s['fits']} fits) under both readings; same rules:", "",
+        "| claim | " + " | ".join(readings) + " |", "|---|" + "---|" * len(readings), *rows, "",
+        ("Closest to the paper's statements: " + (f"**{best}**" if best else "neither (same number held)")
+         + " (" + ", ".join(f"{r}: {k} held" for r, k in s["held"].items()) + "). The paper publishes no numbers "
+         "for its figures, and its text does not clearly support V = kappa, so the headline stays sqrt(2) sigma."), ""]
+
+
 def build(ctx) -> list:
     spec = ctx.spec
     prefix = str(_opt(ctx, "pri_prefix", "pri"))
@@ -402,6 +429,7 @@ def build(ctx) -> list:
         f"ceil(N ln N). Stored runs: {len(rows)} of {ctx.n_planned} planned ({missing} missing, {n_failed} failed).",
         "", "## The paper's claims on this run", ""]
     lines += [f"- **{c['status'].upper()}**: {c['claim']} — {c['evidence']}." for c in checks]
+    lines += [""] + sensitivity_section(tables, kernel_width)[:-1]
     lines += ["", "## Growth of the fit time in N", "",
               f"Pooled least-squares exponent b in log(seconds) = a_(lambda,tol) + b log(N) over all {len(_ok(rows))} "
               f"successful runs (one intercept per setting): **b = {pooled:.3f}** (iterations: b = {pooled_iter:.3f}); "

@@ -289,8 +289,10 @@ class PRISMO(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         Parzen kernels of width sigma, i.e. a Gaussian of width sqrt(2) sigma) and Section
         6.1 (V = the Gaussian kernel of width sigma) disagree.  Default ``"sqrt2_sigma"``
         because it is what the model (Eq. 6-10) defines: f and g are then Parzen densities
-        with kernel width sigma, so sigma keeps its meaning.  ``"sigma"`` reproduces
-        Section 6.1 literally (equivalently sqrt2_sigma with sigma / sqrt(2)).
+        with kernel width sigma, so sigma keeps its meaning (Section 6.1's kappa is the
+        kappa_sigma of Eq. 9).  ``"sigma"`` puts Section 6.1's kernel into V directly,
+        V_ij = kappa(x_i, x_j) (equivalently sqrt2_sigma with sigma / sqrt(2)); the two are
+        compared in ``results/tables/pri_sensitivity.md``.
     first_pass : bool, default=True
         Run the paper's first heuristic (Section 5.2): one sweep over i in descending order
         of ``f = V beta`` at the start, each paired with a uniformly random j != i.  Pairs

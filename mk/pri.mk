@@ -1,0 +1,10 @@
+# PRI-SMO (Sanchez Giraldo): kernel-width sensitivity (issue 17 item 3). The sweep itself (pri, pri-quick,
+# bench-pri) stays in the Makefile.
+
+.PHONY: pri-sensitivity
+
+# Both readings of the kernel width (V of width sqrt(2) sigma, the headline, vs sigma) on the pri_sweep grid at
+# N <= 10 000 (2 repeats, 1 at N = 10 000; the sweep's seeds), one BLAS thread: 270 fits, ~5-6 min under nice.
+# Writes results/tables/pri_sensitivity.{md,csv,json}; the section in pri_report.md appears at the next `make pri`.
+pri-sensitivity: $(STAMP)
+	nice -n 10 $(PY) -m experiments.pri.sensitivity $(ARGS)
