@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 import numpy as np
-from joblib import Parallel, delayed, parallel_config
 from threadpoolctl import threadpool_limits
 
 from ._watchdog import die_with_parent
@@ -144,7 +143,6 @@ def make_plan(spec: ExperimentSpec, splits: bool = True) -> Plan:
             pj = canonical_params(params)
             cells.append((params, pj, json.dumps(pj).encode()))
         grids.append((v, _family_parts(spec, v), cells))
-    prep = json.dumps(preprocessing_of(spec.options))
     p = spec.protocol
     sha256 = hashlib.sha256
     for name in spec.datasets:
@@ -166,8 +164,10 @@ def make_plan(spec: ExperimentSpec, splits: bool = True) -> Plan:
                                   duplicates=duplicates_of(spec.options))
             except ValueError as exc:
                 raise PlanError(str(exc)) from exc
+        splits_of_ds = layout if layout is not None else _draw_splits(spec, name, ds)
         data = '{"data": ' + json.dumps(ds.data_hash) + ', "family": '
-        for split in layout if layout is not None else _draw_splits(spec, name, ds):
+        prep = json.dumps(preprocessing_of(spec.options))  # after the splits: their PlanError comes first
+        for split in splits_of_ds:
             task = Task(name, split)
             split_def = [p.kind, p.n_splits, p.test_size, p.seed, p.inner_splits if split.inner >= 0 else 0,
                          split.repeat, split.fold, split.inner]
@@ -425,10 +425,13 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
     from .planview import run_summary  # planview imports this module
     print(run_summary(plan, stored, [t for _, t in todo], workers or n_jobs, shard), file=sys.stderr)
     bar = Progress(total, spec.name, progress)
-    sha, dirty = code_version()
-    provenance = {"experiment": spec.name, "code_version": sha, "code_dirty": dirty,
-                  "packages": package_versions(), "config_hash": spec.config_hash(),
-                  "protocol": spec.protocol.describe(), "preprocessing": preprocessing_of(spec.options)}
+    provenance: dict = {}
+    if todo:  # git and package metadata (~0.1 s), joblib (~0.1 s): only for a run that computes cells
+        from joblib import Parallel, delayed, parallel_config
+        sha, dirty = code_version()
+        provenance = {"experiment": spec.name, "code_version": sha, "code_dirty": dirty,
+                      "packages": package_versions(), "config_hash": spec.config_hash(),
+                      "protocol": spec.protocol.describe(), "preprocessing": preprocessing_of(spec.options)}
     options = dict(spec.options)
     computed = failed = skipped = bounded = by_others = 0
     leases = Leases(store.dir / "leases", heartbeat=lease_heartbeat, stale_after=lease_stale)

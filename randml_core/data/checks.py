@@ -30,7 +30,7 @@ def issparse(x) -> bool:
 
 def _csr(X, **kwargs):
     import scipy.sparse as sp
-    return _csr(X, **kwargs)
+    return sp.csr_matrix(X, **kwargs)
 
 __all__ = [
     "DataValidationError",
