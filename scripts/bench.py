@@ -232,7 +232,7 @@ def bench_cached(lines: list[str], store: str, runs: int = 5) -> None:
 
 
 def _merge(path: Path, head: list[str], sections: list[str]) -> str:
-    """The new header and sections, plus the existing file's sections (by heading) not re-run."""
+    """The new header and the existing file's sections (by heading), re-run ones replaced in place, new ones last."""
     def split(lines):
         out, cur = {}, None
         for line in lines:
@@ -244,7 +244,7 @@ def _merge(path: Path, head: list[str], sections: list[str]) -> str:
         return out
     new = split(sections)
     old = split(path.read_text().splitlines()) if path.exists() else {}
-    order = list(new) + [h for h in old if h not in new]
+    order = list(old) + [h for h in new if h not in old]  # a re-run section keeps its place
     body = [line for h in order for line in (new.get(h) or old[h])]
     return "\n".join(head + body).rstrip("\n") + "\n"
 
