@@ -102,7 +102,8 @@ class Plan:
     def draw_splits(self, names) -> None:
         """Draw the train/test indices of the tasks of the datasets ``names`` where
         ``make_plan(splits=False)`` left them None; raises the PlanError ``make_plan`` would raise."""
-        for name in [n for n in self.datasets if n in set(names)]:
+        wanted = set(names)
+        for name in [n for n in self.datasets if n in wanted]:
             tasks = [t for t in self.tasks if t.dataset == name]
             if not tasks or tasks[0].split.train is not None:
                 continue
@@ -175,7 +176,8 @@ def make_plan(spec: ExperimentSpec, splits: bool = True) -> Plan:
             tail = ', "prep": ' + prep + ', "split": ' + json.dumps(split_def) + ', "version": '
             append = task.cells.append
             for v, (family, options, version), cells in grids:
-                # cell_key's JSON (sort_keys order) with the params last but two: hash the common head once
+                # cell_key's JSON in sort_keys order: the fields before "params" are the same for every cell
+                # of this (split, variant), so their hash state is computed once and copied
                 head = sha256((data + family + ', "model_seed": ' + seed + ', "options": ' + options
                                + ', "params": ').encode())
                 end = (tail + version + "}").encode()
