@@ -53,6 +53,9 @@ class ExperimentSpec:
     profile: str = "paper"
     columns: list = field(default_factory=list)  # table column order (variant names)
     store: str = ""   # store directory name; experiments that share cells share a store
+    #: family -> version, for families whose checks came from :mod:`randml_core.checkmemo` (not imported);
+    #: make_plan asks the registry for any other (and for these once they are registered)
+    family_versions: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self):
         if not self.store:
@@ -294,6 +297,26 @@ def _model_variants(key: str, m: dict, profile: str, only: str | None) -> list[V
     return variants
 
 
+def _checked_variants(key: str, m: dict, profile: str, only: str | None, memo: bool) -> tuple[list[Variant], dict]:
+    """:func:`_model_variants`, remembered by :mod:`randml_core.checkmemo` for a paper's family not
+    imported yet (``memo``: no ``experiment.plugins``). Returns (variants, {family: version} of a memo hit)."""
+    from . import checkmemo
+    from .family import is_registered, paper_family
+    ident = _model_identity(m, f"models.{key}.")
+    mkey = checkmemo.entry_key("model_variants", key, m, profile, only) if memo and "estimator" not in m else None
+    if mkey and not is_registered(ident):
+        hit = checkmemo.get(mkey)
+        if hit is not None:
+            return ([Variant(v["name"], v["family"], v["fixed"], v["grid"]) for v in hit["variants"]],
+                    {ident: hit["version"]})
+    variants = _model_variants(key, m, profile, only)
+    family = paper_family(ident) if mkey else None
+    if family is not None:
+        checkmemo.put(mkey, {"variants": [{"name": v.name, "family": v.family, "fixed": v.fixed, "grid": v.grid}
+                                          for v in variants], "version": family.version})
+    return variants, {}
+
+
 def build_spec(cfg: dict, config_dirs=None) -> ExperimentSpec:
     """Validate a plain-dict config (``OmegaConf.to_container(cfg, resolve=True)``). ``config_dirs``: the
     config folders whose dataset cards define datasets (the repo's conf/ and a user's ``--config-dir``)."""
@@ -345,9 +368,11 @@ def build_spec(cfg: dict, config_dirs=None) -> ExperimentSpec:
         raise ConfigError(f"profile.{sorted(set(profile) - {'name'})[0]} is not a profile key (a profile has only a "
                           "name; grid axes for profile=quick go in each model config's `quick:` block)")
     profile_name = str(profile.get("name", "paper"))
-    variants = []
+    variants, versions = [], {}
     for key, m in models.items():
-        variants += _model_variants(key, m, profile_name, only)
+        found, known = _checked_variants(key, m, profile_name, only, memo=not exp.get("plugins"))
+        variants += found
+        versions.update(known)
     if not variants:
         raise ConfigError(f"model={only!r} selects none of this experiment's models "
                           f"({', '.join(sorted(_model_identity(m, f'models.{k}.') for k, m in models.items()))})")
@@ -394,4 +419,4 @@ def build_spec(cfg: dict, config_dirs=None) -> ExperimentSpec:
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     return ExperimentSpec(name, str(exp.get("paper", "")), datasets, variants, protocol, options,
-                          profile_name, columns, str(exp.get("store") or name))
+                          profile_name, columns, str(exp.get("store") or name), versions)

@@ -17,6 +17,7 @@ import functools
 import importlib
 import json
 import signal
+import sys
 import threading
 import time
 import traceback
@@ -210,9 +211,30 @@ class _Registry(dict):
 FAMILIES: _Registry = _Registry()
 
 
+#: name -> the family object a paper's module (``experiments.*``) registered under it (see paper_family)
+_PAPER_FAMILIES: dict = {}
+
+
 def register_family(family: Family) -> None:
     """Add a family (a paper's ``families.py`` calls this at import)."""
     dict.__setitem__(FAMILIES, family.name, family)
+    caller = sys._getframe(1).f_globals.get("__name__", "")
+    if caller.startswith("experiments."):
+        _PAPER_FAMILIES[family.name] = family
+    else:
+        _PAPER_FAMILIES.pop(family.name, None)
+
+
+def is_registered(name: str) -> bool:
+    """Is ``name`` registered in this process already (without searching the papers' modules)?"""
+    return dict.__contains__(FAMILIES, name)
+
+
+def paper_family(name: str) -> Family | None:
+    """The registered family ``name`` if a paper's module registered it and it was not replaced since
+    (a test's own family or a substitute is not), else None; :mod:`randml_core.checkmemo` remembers only those."""
+    family = dict.get(FAMILIES, name)
+    return family if family is not None and _PAPER_FAMILIES.get(name) is family else None
 
 
 

@@ -20,7 +20,6 @@ column is computed by the plain formula, so ordinary data gives bit-identical re
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 PREPROCESSING = "minmax[0,1] fitted on the training part"
 #: experiment option ``preprocessing`` -> the description stored in rows and hashed into cell keys
@@ -109,7 +108,8 @@ def preprocess(name: str, X_train, X_test):
     """Scale both parts with statistics of the training part only (never the test part)."""
     if name == "none":
         return X_train, X_test
-    if sp.issparse(X_train):
+    from .data.checks import issparse
+    if issparse(X_train):
         raise ValueError(f"preprocessing={name!r} would densify sparse features; "
                          "set experiment.preprocessing=none for sparse datasets")
     fn = _minmax if name == "minmax" else _standard

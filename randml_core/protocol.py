@@ -23,8 +23,6 @@ import hashlib
 from dataclasses import dataclass, replace
 
 import numpy as np
-from sklearn.model_selection import (GroupKFold, GroupShuffleSplit, KFold, ShuffleSplit, StratifiedGroupKFold,
-                                     StratifiedKFold, StratifiedShuffleSplit)
 
 #: repeated_stratified_kfold / holdout stratify by class (plain folds / shuffles for regression);
 #: "fixed" uses the dataset's own train/test split (``Dataset.test_index``), repeats vary the model
@@ -51,7 +49,7 @@ class SplitSpec:
     inner: int         # -1 for the outer split; >= 0 for an inner fold of nested CV
     split_seed: int
     model_seed: int
-    train: np.ndarray
+    train: np.ndarray  # None in a plan made with splits=False until drawn (runner.Plan.draw_splits)
     test: np.ndarray
 
 
@@ -87,16 +85,35 @@ class Protocol:
             text += f", nested {self.inner_splits}-fold inner CV for selection"
         return text + f", seed {self.seed}"
 
+    def _n_outer(self, y, dataset: str, regression: bool, test_index) -> int:
+        """The number of outer splits of an ungrouped protocol, after its own checks (no scikit-learn)."""
+        if self.kind == "full":
+            return 1
+        if self.kind == "fixed":
+            if test_index is None:
+                raise ValueError(f"dataset {dataset!r} has no fixed train/test split (protocol.kind=fixed "
+                                 "needs a dataset registered with test_last); use protocol=holdout60 or cv10")
+            return 1
+        if self.kind == "holdout":
+            return 1
+        if not regression:
+            min_count = np.unique(y, return_counts=True)[1].min()
+            if min_count < self.n_splits:
+                raise ValueError(
+                    f"dataset {dataset!r}: the smallest class has {min_count} samples, fewer than "
+                    f"protocol.n_splits={self.n_splits}; some test folds would miss that class. "
+                    f"Use protocol.n_splits<={min_count}.")
+        return self.n_splits
+
     def _outer(self, y, dataset: str, repeat: int, regression: bool = False, test_index=None, groups=None):
+        from sklearn.model_selection import KFold, ShuffleSplit, StratifiedKFold, StratifiedShuffleSplit
         seed = derive_seed(self.seed, "split", dataset, repeat)
         if self.kind == "full":
             return seed, [(np.arange(len(y)), np.arange(0))]
         if groups is not None and self.kind != "fixed":
             return seed, self._grouped_outer(y, dataset, seed, regression, groups)
+        self._n_outer(y, dataset, regression, test_index)
         if self.kind == "fixed":
-            if test_index is None:
-                raise ValueError(f"dataset {dataset!r} has no fixed train/test split (protocol.kind=fixed "
-                                 "needs a dataset registered with test_last); use protocol=holdout60 or cv10")
             test = np.asarray(test_index)
             return seed, [(np.setdiff1d(np.arange(len(y)), test), test)]
         if self.kind == "holdout":
@@ -106,17 +123,12 @@ class Protocol:
         if regression:
             kf = KFold(n_splits=self.n_splits, shuffle=True, random_state=seed)
             return seed, list(kf.split(np.zeros(len(y))))
-        min_count = np.unique(y, return_counts=True)[1].min()
-        if min_count < self.n_splits:
-            raise ValueError(
-                f"dataset {dataset!r}: the smallest class has {min_count} samples, fewer than "
-                f"protocol.n_splits={self.n_splits}; some test folds would miss that class. "
-                f"Use protocol.n_splits<={min_count}.")
         skf = StratifiedKFold(n_splits=self.n_splits, shuffle=True, random_state=seed)
         return seed, list(skf.split(np.zeros(len(y)), y))
 
     def _grouped_outer(self, y, dataset: str, seed: int, regression: bool, groups):
         """Outer folds that keep each group of identical feature rows in one part."""
+        from sklearn.model_selection import GroupKFold, GroupShuffleSplit, StratifiedGroupKFold
         if self.kind == "holdout":
             gss = GroupShuffleSplit(n_splits=1, test_size=self.test_size, random_state=seed)
             return list(gss.split(np.zeros(len(y)), y, groups))
@@ -134,6 +146,26 @@ class Protocol:
                 f"miss that class. Use {fix}experiment.duplicates=drop or keep")
         sgkf = StratifiedGroupKFold(n_splits=self.n_splits, shuffle=True, random_state=seed)
         return list(sgkf.split(np.zeros(len(y)), y, groups))
+
+    def layout(self, y, dataset: str, with_inner: bool = True, regression: bool = False, test_index=None,
+               duplicates: str = "keep") -> list[SplitSpec] | None:
+        """The SplitSpecs :meth:`splits` yields, with ``train`` and ``test`` left None: the same
+        checks of this module and the same seeds, but no fold is drawn (scikit-learn is not
+        imported). None when the layout depends on the drawn folds (``duplicates`` drop or group)."""
+        if duplicates != "keep":
+            return None
+        y = np.asarray(y)
+        n_outer = self._n_outer(y, dataset, regression, test_index)
+        out = []
+        for r in range(self.repeats):
+            seed = derive_seed(self.seed, "split", dataset, r)
+            for f in range(n_outer):
+                out.append(SplitSpec(r, f, -1, seed, derive_seed(self.seed, "model", dataset, r, f, -1), None, None))
+                if with_inner and self.inner_splits:
+                    iseed = derive_seed(self.seed, "inner", dataset, r, f)
+                    out += [SplitSpec(r, f, i, iseed, derive_seed(self.seed, "model", dataset, r, f, i), None, None)
+                            for i in range(self.inner_splits)]
+        return out
 
     def splits(self, y, dataset: str, with_inner: bool = True, regression: bool = False, test_index=None,
                X=None, duplicates: str = "keep"):
@@ -167,6 +199,7 @@ class Protocol:
             yield replace(s, train=rows[s.train], test=rows[s.test])
 
     def _splits(self, y, dataset: str, with_inner: bool, regression: bool, test_index, groups=None):
+        from sklearn.model_selection import GroupKFold, KFold, StratifiedGroupKFold, StratifiedKFold
         for r in range(self.repeats):
             seed, folds = self._outer(y, dataset, r, regression, test_index, groups)
             for f, (tr, te) in enumerate(folds):

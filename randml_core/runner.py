@@ -26,14 +26,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 import numpy as np
-from joblib import delayed
 from threadpoolctl import threadpool_limits
 
-from .backends import executor
 from .config import ExperimentSpec, Variant, check_backend
 from .data import DataSourceError, load_dataset
 from .metrics import classification_scores, log_loss, rmse
-from .family import Split, evaluate, family_of, release_unneeded, skipped, target_key
+from .family import Split, evaluate, family_of, is_registered, release_unneeded, skipped, target_key
 from .preprocess import (PREPROCESSING, PREPROCESSINGS, _minmax, _standard, duplicates_of,  # noqa: F401
                          preprocess, preprocessing_of)
 from .protocol import SplitSpec
@@ -58,7 +56,7 @@ def canonical_params(params: dict) -> str:
 
 
 def cell_key(data_hash: str, spec: ExperimentSpec, split: SplitSpec, variant: Variant, params_json: str) -> str:
-    """The reference recipe of a cell's key (``make_plan`` fills the same JSON faster, see ``_key_head``)."""
+    """The reference recipe of a cell's key (``make_plan`` hashes the same JSON with its common head shared)."""
     p = spec.protocol
     family, options, version = _family_parts(spec, variant)
     payload = json.dumps({
@@ -72,7 +70,7 @@ def cell_key(data_hash: str, spec: ExperimentSpec, split: SplitSpec, variant: Va
     return hashlib.sha256(payload.encode()).hexdigest()[:24]
 
 
-@dataclass
+@dataclass(slots=True)
 class Cell:
     key: str
     variant: Variant
@@ -99,22 +97,53 @@ class Plan:
             for c in t.cells:
                 yield t, c
 
+    def draw_splits(self, names) -> None:
+        """Draw the train/test indices of the tasks of the datasets ``names`` where
+        ``make_plan(splits=False)`` left them None; raises the PlanError ``make_plan`` would raise."""
+        wanted = set(names)
+        for name in [n for n in self.datasets if n in wanted]:
+            tasks = [t for t in self.tasks if t.dataset == name]
+            if not tasks or tasks[0].split.train is not None:
+                continue
+            drawn = _draw_splits(self.spec, name, self.datasets[name])
+            ids = [(s.repeat, s.fold, s.inner, s.split_seed, s.model_seed) for s in drawn]
+            if ids != [(t.split.repeat, t.split.fold, t.split.inner, t.split.split_seed, t.split.model_seed)
+                       for t in tasks]:  # pragma: no cover - Protocol.layout and Protocol.splits disagree
+                raise RuntimeError(f"dataset {name!r}: the drawn splits differ from Protocol.layout's")
+            for t, s in zip(tasks, drawn):
+                t.split = s
+
 
 class PlanError(ValueError):
     """The experiment cannot be planned (bad data, impossible protocol); raised before any work."""
 
 
-def make_plan(spec: ExperimentSpec) -> Plan:
+def _draw_splits(spec: ExperimentSpec, name: str, ds) -> list[SplitSpec]:
+    try:
+        return list(spec.protocol.splits(ds.y, name, regression=ds.task == "regression", test_index=ds.test_index,
+                                         X=ds.X, duplicates=duplicates_of(spec.options)))
+    except ValueError as exc:
+        raise PlanError(str(exc)) from exc
+
+
+def make_plan(spec: ExperimentSpec, splits: bool = True) -> Plan:
     """Expand the spec into tasks and cell keys. A dataset that needs a download is listed in
-    ``unavailable`` (tables say so); bad data or an impossible split raises PlanError."""
+    ``unavailable`` (tables say so); bad data or an impossible split raises PlanError.
+
+    ``splits=False`` leaves the tasks' train/test indices None where the protocol gives the layout
+    of its splits without drawing them (:meth:`Protocol.layout`; the keys need only the seeds):
+    :meth:`Plan.draw_splits` draws them for the datasets that are computed, so a run whose cells
+    are all stored draws no fold. Errors scikit-learn's splitters would raise come from that call."""
     datasets, tasks, unavailable = {}, [], {}
-    grids = []  # per variant: its family's key parts and every (params, canonical json, json of that)
+    grids = []  # per variant: its family's key parts and every (params, canonical json, key bytes of that)
     for v in spec.variants:
         cells = []
         for params in v.settings():
             pj = canonical_params(params)
-            cells.append((params, pj, json.dumps(pj)))
+            cells.append((params, pj, json.dumps(pj).encode()))
         grids.append((v, _family_parts(spec, v), cells))
+    p = spec.protocol
+    sha256 = hashlib.sha256
     for name in spec.datasets:
         try:
             ds = load_dataset(name)
@@ -127,20 +156,34 @@ def make_plan(spec: ExperimentSpec) -> Plan:
         if ds.is_sparse and (spec.options.get("preprocessing") or "minmax") != "none":
             raise PlanError(f"dataset {name!r} has sparse features; preprocessing={spec.options.get('preprocessing') or 'minmax'!r} "
                             "would densify them: set experiment.preprocessing=none for sparse datasets")
-        try:
-            splits = list(spec.protocol.splits(ds.y, name, regression=ds.task == "regression",
-                                               test_index=ds.test_index, X=ds.X,
-                                               duplicates=duplicates_of(spec.options)))
-        except ValueError as exc:
-            raise PlanError(str(exc)) from exc
-        for split in splits:
+        layout = None
+        if not splits:
+            try:
+                layout = p.layout(ds.y, name, regression=ds.task == "regression", test_index=ds.test_index,
+                                  duplicates=duplicates_of(spec.options))
+            except ValueError as exc:
+                raise PlanError(str(exc)) from exc
+        splits_of_ds = layout if layout is not None else _draw_splits(spec, name, ds)
+        data = '{"data": ' + json.dumps(ds.data_hash) + ', "family": '
+        prep = json.dumps(preprocessing_of(spec.options))  # after the splits: their PlanError comes first
+        for split in splits_of_ds:
             task = Task(name, split)
-            for v, fam_part, cells in grids:
-                head = _key_head(ds.data_hash, spec, split)
-                for params, pj, pj_dump in cells:
-                    payload = head.format(family=fam_part[0], options=fam_part[1], params=pj_dump,
-                                          version=fam_part[2])
-                    task.cells.append(Cell(hashlib.sha256(payload.encode()).hexdigest()[:24], v, params, pj))
+            split_def = [p.kind, p.n_splits, p.test_size, p.seed, p.inner_splits if split.inner >= 0 else 0,
+                         split.repeat, split.fold, split.inner]
+            seed = json.dumps(split.model_seed)
+            tail = ', "prep": ' + prep + ', "split": ' + json.dumps(split_def) + ', "version": '
+            append = task.cells.append
+            for v, (family, options, version), cells in grids:
+                # cell_key's JSON in sort_keys order: the fields before "params" are the same for every cell
+                # of this (split, variant), so their hash state is computed once and copied
+                head = sha256((data + family + ', "model_seed": ' + seed + ', "options": ' + options
+                               + ', "params": ').encode())
+                end = (tail + version + "}").encode()
+                for params, pj, pj_bytes in cells:
+                    h = head.copy()
+                    h.update(pj_bytes)
+                    h.update(end)
+                    append(Cell(h.hexdigest()[:24], v, params, pj))
             tasks.append(task)
     return Plan(spec, datasets, tasks, unavailable)
 
@@ -154,22 +197,9 @@ def _family_parts(spec: ExperimentSpec, variant: Variant) -> tuple[str, str, str
         return json.dumps(variant.family), target_key(variant.target), json.dumps(fam.version)
     family = variant.family
     options = {k: spec.options[k] for k in sorted(spec.options) if k.startswith(family + "_")}
-    return json.dumps(family), json.dumps(options, sort_keys=True), json.dumps(family_of(family).version)
-
-
-def _key_head(data_hash: str, spec: ExperimentSpec, split: SplitSpec) -> str:
-    """The JSON payload of :func:`cell_key` with the per-cell fields left as format slots.
-
-    json.dumps(..., sort_keys=True) of a flat dict is '{"k": v, ...}' in key order, so filling
-    the slots gives the very same string, hence the same key, at a fraction of the cost."""
-    p = spec.protocol
-    split_def = [p.kind, p.n_splits, p.test_size, p.seed, p.inner_splits if split.inner >= 0 else 0,
-                 split.repeat, split.fold, split.inner]
-    esc = lambda s: s.replace("{", "{{").replace("}", "}}")  # noqa: E731
-    return ('{{"data": ' + esc(json.dumps(data_hash)) + ', "family": {family}, "model_seed": '
-            + esc(json.dumps(split.model_seed)) + ', "options": {options}, "params": {params}, "prep": '
-            + esc(json.dumps(preprocessing_of(spec.options))) + ', "split": ' + esc(json.dumps(split_def))
-            + ', "version": {version}}}')
+    version = None if is_registered(family) else spec.family_versions.get(family)  # from the checks memo
+    return (json.dumps(family), json.dumps(options, sort_keys=True),
+            json.dumps(family_of(family).version if version is None else version))
 
 
 def score(problem: str, y_true, y_pred, labels, proba=None) -> dict[str, float]:
@@ -373,7 +403,7 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
     store = Store(store_root, spec.store)
     store.check_writable()  # before any work: an unwritable store would lose the first task's results
     store.cleanup_temp()
-    plan = make_plan(spec)
+    plan = make_plan(spec, splits=False)  # folds are drawn below, only for datasets with cells to compute
     for name, reason in plan.unavailable.items():
         log.warning("dataset %s is not available and is skipped: %s", name, reason)
     fresh = _NewKeys(store)  # keys of parts not listed yet (written by other runs from now on): before the read
@@ -382,22 +412,30 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
     if stored is not None and len(stored):
         ok = stored if not retry_failed else stored[stored["status"] == "ok"]
         done_keys = set(ok["key"])
-    todo: list[tuple[str, Task]] = []
     n_cached = 0
+    incomplete: list[tuple[Task, list[Cell]]] = []
     for task in shard_tasks(plan.tasks, shard):
         missing = [c for c in task.cells if c.key not in done_keys]
         n_cached += len(task.cells) - len(missing)
         if missing:
-            todo.append((task_id(c.key for c in task.cells), Task(task.dataset, task.split, missing)))
+            incomplete.append((task, missing))
+    plan.draw_splits({task.dataset for task, _ in incomplete})
+    todo = [(task_id(c.key for c in task.cells), Task(task.dataset, task.split, missing))
+            for task, missing in incomplete]
     total = sum(len(t.cells) for _, t in todo)
     log.info("%s: %d cells to compute, %d already stored", spec.name, total, n_cached)
     from .planview import run_summary  # planview imports this module
     print(run_summary(plan, stored, [t for _, t in todo], workers or n_jobs, shard), file=sys.stderr)
     bar = Progress(total, spec.name, progress)
-    sha, dirty = code_version()
-    provenance = {"experiment": spec.name, "code_version": sha, "code_dirty": dirty,
-                  "packages": package_versions(), "config_hash": spec.config_hash(),
-                  "protocol": spec.protocol.describe(), "preprocessing": preprocessing_of(spec.options)}
+    provenance: dict = {}
+    if todo:  # git and package metadata (~0.1 s), joblib (~0.1 s): only for a run that computes cells
+        from joblib import delayed
+
+        from .backends import executor
+        sha, dirty = code_version()
+        provenance = {"experiment": spec.name, "code_version": sha, "code_dirty": dirty,
+                      "packages": package_versions(), "config_hash": spec.config_hash(),
+                      "protocol": spec.protocol.describe(), "preprocessing": preprocessing_of(spec.options)}
     options = dict(spec.options)
     computed = failed = skipped = bounded = by_others = 0
     leases = Leases(store.dir / "leases", heartbeat=lease_heartbeat, stale_after=lease_stale)

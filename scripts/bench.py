@@ -195,8 +195,9 @@ def bench_profile(lines: list[str], top: int = 6) -> None:
 
 
 def _cli(args, env=None):
+    # `python -m randml_core` from REPO runs this checkout's code (.venv/bin/randml runs the installed one)
     t0 = time.perf_counter()
-    out = subprocess.run([str(REPO / ".venv" / "bin" / "randml"), *args], cwd=REPO, capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-m", "randml_core", *args], cwd=REPO, capture_output=True, text=True,
                          env=env)
     if out.returncode:
         raise SystemExit(out.stderr)
@@ -211,20 +212,27 @@ def bench_table4(lines: list[str], store: str) -> None:
               f"wall time {secs / 60:.1f} min; {summary[-1] if summary else ''}", ""]
 
 
-def bench_cached(lines: list[str], store: str) -> None:
+def bench_cached(lines: list[str], store: str, runs: int = 5) -> None:
+    """The whole command, ``runs`` times (the first run after a code change also fills the model-check
+    memo, randml_core/checkmemo.py: it is run once before the timed runs)."""
+    args = ["run", "experiment=eem_table4", f"store_dir={store}", "n_jobs=2", f"hydra.run.dir={store}/logs"]
+    _cli(args)
+    load = os.getloadavg()
     times = []
-    for _ in range(3):
-        secs, err = _cli(["run", "experiment=eem_table4", f"store_dir={store}", "n_jobs=2",
-                          f"hydra.run.dir={store}/logs"])
+    for _ in range(runs):
+        secs, err = _cli(args)
         times.append(secs)
     summary = [l for l in err.splitlines() if l.startswith("randml run: computed")]
     lines += ["## Cached rerun (`randml run experiment=eem_table4` on a complete store)", "",
-              f"wall time (whole command, 3 runs): {', '.join(f'{t:.2f} s' for t in times)}; "
+              f"Command: `.venv/bin/python scripts/bench.py --only cached --store STORE` (times `python -m randml_core "
+              f"{' '.join(args[:2])} store_dir=STORE n_jobs=2`, the whole process). Load average before the runs: "
+              f"{load[0]:.1f} on {os.cpu_count()} cores.", "",
+              f"wall time median of {runs}: **{float(np.median(times)):.2f} s** ({', '.join(f'{t:.2f}' for t in times)} s); "
               f"{summary[-1] if summary else ''}", ""]
 
 
 def _merge(path: Path, head: list[str], sections: list[str]) -> str:
-    """The new header and sections, plus the existing file's sections (by heading) not re-run."""
+    """The new header and the existing file's sections (by heading), re-run ones replaced in place, new ones last."""
     def split(lines):
         out, cur = {}, None
         for line in lines:
@@ -236,7 +244,7 @@ def _merge(path: Path, head: list[str], sections: list[str]) -> str:
         return out
     new = split(sections)
     old = split(path.read_text().splitlines()) if path.exists() else {}
-    order = list(new) + [h for h in old if h not in new]
+    order = list(old) + [h for h in new if h not in old]  # a re-run section keeps its place
     body = [line for h in order for line in (new.get(h) or old[h])]
     return "\n".join(head + body).rstrip("\n") + "\n"
 

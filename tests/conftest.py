@@ -3,7 +3,7 @@
 At import (before any test, so subprocesses inherit it): downloads are forbidden
 (``RANDML_OFFLINE=1``), optional system data such as Debian's Fashion-MNIST is hidden
 (``RANDML_SYSTEM_DATA=0``) and the download cache is an empty session directory
-(``RANDML_DATA_CACHE``), so a warm ``datasets/cache`` on a developer's machine is never what makes a
+(``RANDML_DATA_CACHE``; the model-check memo too, ``RANDML_CHECKS_CACHE``), so a warm ``datasets/cache`` on a developer's machine is never what makes a
 test pass. In-process sockets are blocked by pytest-socket (``--disable-socket`` in pyproject.toml).
 A test that wants the machine's optional data opts in with ``@pytest.mark.system_data`` and is
 skipped, with the reason, where that data is absent.
@@ -25,6 +25,7 @@ except ImportError:  # pragma: no cover
 os.environ["RANDML_OFFLINE"] = "1"
 os.environ["RANDML_SYSTEM_DATA"] = "0"
 os.environ["RANDML_DATA_CACHE"] = tempfile.mkdtemp(prefix="randml-test-cache-")
+os.environ["RANDML_CHECKS_CACHE"] = tempfile.mkdtemp(prefix="randml-test-checks-")  # randml_core/checkmemo.py
 
 
 def pytest_configure(config):

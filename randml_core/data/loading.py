@@ -22,9 +22,8 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
 
-from .checks import binarise_labels, hash_arrays, validate_xy
+from .checks import binarise_labels, hash_arrays, issparse, validate_xy
 from .registry import Dataset, DatasetMismatchWarning, DatasetSpec, _py, get_spec
 from .sources import DataSourceError, Source, SourceUnavailableError
 
@@ -96,7 +95,7 @@ def load_dataset(name: str, source: str = "auto") -> Dataset:
     if spec.post is not None:
         X, y = spec.post(X, y)
     X, y = validate_xy(X, y, spec.name, spec.task)
-    if sp.issparse(X):
+    if issparse(X):
         X = X.copy()
         for a in (X.data, X.indices, X.indptr):
             a.flags.writeable = False

@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
-import scipy.sparse as sp
 
+from .checks import issparse
 from .sources import Source
 
 __all__ = [
@@ -129,7 +129,7 @@ class Dataset:
 
     @property
     def is_sparse(self) -> bool:
-        return sp.issparse(self.X)
+        return issparse(self.X)
 
     @property
     def n_features(self) -> int:

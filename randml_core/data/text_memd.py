@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
 
 from .sources import LoadResult, SklearnFetchSource, SourceUnavailableError, _dist_version, offline_mode
 
@@ -111,6 +110,7 @@ def bag_of_words(docs, min_count: int = 2, stop_words="english"):
     (corpus frequency, not document frequency); each row is then divided by its remaining total
     count. Columns follow the sorted vocabulary.
     """
+    import scipy.sparse as sp
     from sklearn.feature_extraction.text import CountVectorizer
 
     vec = CountVectorizer(stop_words=stop_words, dtype=np.float64)

@@ -1,0 +1,98 @@
+"""A memo of the model-config checks that need the model classes (``config._model_variants``).
+
+Checking a model config imports its family's module, the model classes and scikit-learn: about 2 s
+of start-up that a run whose cells are all stored needs for nothing else. A config that passed the
+checks is remembered with the variants it gave and its family's version, under a fingerprint of all
+the checks read: the source of ``randml_core/`` and ``experiments/``, the installed distributions
+(the ``*.dist-info`` names in site-packages carry their versions) and Python's version. Any change
+gives another fingerprint, so a miss, so the full checks. Failures are never remembered: a bad config
+gets the same error every time. Only families registered by the papers' modules
+(``experiments/<paper>/families.py``) are remembered, and the memo is not used for a family already
+registered in the process (a test's own or replaced family is always checked).
+
+The memo is ``$RANDML_CHECKS_CACHE`` (default ``<repo>/.cache/checks``), one small JSON file per
+fingerprint; an unreadable or unwritable file only means checking again.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from .provenance import REPO_ROOT
+
+#: a memo file not written for this long is removed when another is written
+KEEP_SECONDS = 14 * 86400
+
+
+def cache_dir() -> Path:
+    """``$RANDML_CHECKS_CACHE`` if set, else ``<repo>/.cache/checks``; read at call time."""
+    return Path(os.environ.get("RANDML_CHECKS_CACHE") or REPO_ROOT / ".cache" / "checks")
+
+
+@functools.lru_cache(maxsize=1)
+def fingerprint() -> str:
+    """SHA-256 of the package and papers' sources, the installed distributions and Python's version."""
+    h = hashlib.sha256(sys.version.encode())
+    for root in ("randml_core", "experiments"):
+        for path in sorted((REPO_ROOT / root).rglob("*.py")):
+            h.update(f"\x1e{path.relative_to(REPO_ROOT)}\x1f".encode())
+            h.update(path.read_bytes())
+    for entry in sys.path:
+        if entry.endswith("-packages") and os.path.isdir(entry):
+            h.update(f"\x1e{entry}\x1f".encode())
+            h.update("\n".join(sorted(n for n in os.listdir(entry) if n.endswith((".dist-info", ".egg-info"))))
+                     .encode())
+    return h.hexdigest()
+
+
+def entry_key(*parts) -> str | None:
+    """The memo key of the checks' inputs (JSON-able); None if they are not JSON-able."""
+    try:
+        return hashlib.sha256(json.dumps(parts, sort_keys=True, allow_nan=False).encode()).hexdigest()
+    except (TypeError, ValueError):
+        return None
+
+
+def _path() -> Path:
+    return cache_dir() / f"checks-{fingerprint()[:24]}.json"
+
+
+def get(key: str) -> dict | None:
+    """The remembered result of ``key`` under the current fingerprint, or None."""
+    try:
+        return json.loads(_path().read_text()).get(key)
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def put(key: str, value: dict) -> None:
+    """Remember ``value`` (JSON-able) for ``key``; any failure is ignored (the memo is only a shortcut)."""
+    path = _path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            memo = json.loads(path.read_text())
+            memo = memo if isinstance(memo, dict) else {}
+        except (OSError, ValueError):
+            memo = {}
+        memo[key] = value
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".checks-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w") as f:
+                json.dump(memo, f, sort_keys=True)
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        now = time.time()
+        for old in path.parent.glob("checks-*.json"):
+            if old != path and now - old.stat().st_mtime > KEEP_SECONDS:
+                old.unlink(missing_ok=True)
+    except (OSError, TypeError, ValueError):
+        pass

