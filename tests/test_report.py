@@ -80,3 +80,16 @@ def test_grid_edge_flags_name_settings_on_an_edge_of_a_numeric_axis():
                             "params_json": ['{"C": 10.0, "gamma": 0.5, "kind": "a"}', '{"C": 1.0, "gamma": 1.0}', None]})
     # C=10 is the top of its 3-value axis; gamma has 2 values (every choice is an edge: not flagged); strings ignored
     assert grid_edge_flags(summary, [v]) == ["d1 / M: C=10 (grid 0.1..10)"]
+
+
+def test_grid_edge_counts_count_the_splits_whose_pick_is_on_an_edge():
+    import pandas as pd
+    from randml_core.config import Variant
+    from randml_core.report.tables import grid_edge_counts
+    v = Variant("M", "svm", {}, {"depth": [8, 2, 4], "lr": [0.1, 0.3]})
+    picks = pd.DataFrame({"dataset": ["d1"] * 4 + ["d2"] * 2, "model": ["M"] * 6, "params_json": [
+        '{"depth": 2, "lr": 0.3}', '{"depth": 2, "lr": 0.1}', '{"depth": 8, "lr": 0.3}', '{"depth": 4, "lr": 0.3}',
+        '{"depth": 4, "lr": 0.1}', '{"depth": 4, "lr": 0.3}']})
+    # d1: depth at 2 on two splits and at 8 on one of four (grid sorted); d2 always inside; lr has 2 values: not flagged
+    assert grid_edge_counts(picks, [v]) == ["d1 / M: depth at a grid edge (2 on 2, 8 on 1 of 4 splits; grid 2, 4, 8)"]
+    assert len(grid_edge_counts(picks, [v], min_values=2)) == 3  # lr too, on d1 and d2 (both its values are edges)

@@ -157,7 +157,7 @@ def selection_lines(ctx, picks: pd.DataFrame) -> list[str]:
         "Tuning: the paper reports one 60/40 split and says the SLM hyper-parameters \"are searched to achieve the "
         "performance as shown in [Table] I\" (on that split, so its numbers are tuned on the test part); ours are "
         "chosen on each training part only (nested), which is why ours can be lower without contradicting it.",
-        "Selected values on a grid edge (the search may have stopped short there): "
+        "Selected values on a grid edge of an axis of 3 or more values (the search may have stopped short there): "
         + ("; ".join(flags) if flags else "none") + ".",
     ]
 

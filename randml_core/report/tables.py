@@ -278,10 +278,10 @@ def grid_edge_flags(summary: pd.DataFrame, variants) -> list[str]:
     return flags
 
 
-def grid_edge_counts(picks: pd.DataFrame, variants, min_values: int = 2) -> list[str]:
-    """Per (dataset, model, numeric grid axis of ``min_values``+ values): on how many of the splits the
-    per-split selected value (``picks``: one row per split with its ``params_json``) sits on the axis's lowest or
-    highest value, when it does on any: the search may have stopped short of the best value there."""
+def grid_edge_counts(picks: pd.DataFrame, variants, min_values: int = 3) -> list[str]:
+    """Per (dataset, model, numeric grid axis of ``min_values``+ values; on a 2-value axis every pick is an edge):
+    on how many of the splits the per-split selected value (``picks``: one row per split with its ``params_json``)
+    sits on the axis's lowest or highest value, when it does on any: the search may have stopped short there."""
     import json
     from collections import Counter
     axes = {v.name: {p: sorted(vals) for p, vals in v.grid.items() if len(vals) >= min_values
