@@ -160,6 +160,18 @@ def _tally(t: pd.DataFrame) -> tuple[int, int, int, int]:
     return n, b, n - b - w, w
 
 
+def _tested(f: pd.DataFrame, pairs, datasets, missing: str = "no paired splits stored"):
+    """The paired tests of ``pairs`` on ``datasets`` and their tally (n, better, draw, worse), or the
+    not-tested Decision when there is nothing to test."""
+    datasets = list(datasets)
+    if not datasets:
+        return C.not_tested("no real dataset in the folds")
+    t = _outcomes(f, pairs, datasets)
+    if t.empty:
+        return C.not_tested(missing)
+    return t, _tally(t)
+
+
 # --- the rules ---------------------------------------------------------------------------------------------
 
 def thirds(f: pd.DataFrame, a: str, b: str, datasets) -> C.Decision:
@@ -167,13 +179,10 @@ def thirds(f: pd.DataFrame, a: str, b: str, datasets) -> C.Decision:
     (better / no significant difference / worse, Holm over the datasets). Held if each outcome's share is in
     :data:`THIRD_BAND`; not held if an outcome never occurs or has more than 2/3 of the datasets; else
     inconclusive."""
-    datasets = list(datasets)
-    if not datasets:
-        return C.not_tested("no real dataset in the folds")
-    t = _outcomes(f, [(a, b)], datasets)
-    if t.empty:
-        return C.not_tested(f"no paired splits of {a} and {b} stored")
-    n, better, draw, worse = _tally(t)
+    got = _tested(f, [(a, b)], datasets, f"no paired splits of {a} and {b} stored")
+    if isinstance(got, C.Decision):
+        return got
+    t, (n, better, draw, worse) = got
     shares = [better / n, draw / n, worse / n]
     lo, hi = THIRD_BAND
     if min(better, draw, worse) == 0 or max(shares) > 2 / 3:
@@ -193,13 +202,10 @@ def about_half(f: pd.DataFrame, pairs, datasets) -> C.Decision:
     better / n (only the significant wins) and (n - worse) / n (every experiment not significantly lost). Held if
     that whole interval is inside :data:`HALF_BAND`; not held if it lies wholly above or below it; else
     inconclusive."""
-    datasets = list(datasets)
-    if not datasets:
-        return C.not_tested("no real dataset in the folds")
-    t = _outcomes(f, pairs, datasets)
-    if t.empty:
-        return C.not_tested("no paired splits stored")
-    n, better, draw, worse = _tally(t)
+    got = _tested(f, pairs, datasets)
+    if isinstance(got, C.Decision):
+        return got
+    t, (n, better, draw, worse) = got
     low, high = better / n, (n - worse) / n
     lo, hi = HALF_BAND
     verdict = (C.HELD if low >= lo and high <= hi else
@@ -214,13 +220,10 @@ def both_ways(f: pd.DataFrame, pairs, datasets) -> C.Decision:
     """"for some datasets ELM achieves better results while for other EEM wins": held if each side is
     significantly better on at least one experiment (Holm over the experiments); not held if one side is
     significantly better on more than half and the other on none (one-sided); else inconclusive."""
-    datasets = list(datasets)
-    if not datasets:
-        return C.not_tested("no real dataset in the folds")
-    t = _outcomes(f, pairs, datasets)
-    if t.empty:
-        return C.not_tested("no paired splits stored")
-    n, better, draw, worse = _tally(t)
+    got = _tested(f, pairs, datasets)
+    if isinstance(got, C.Decision):
+        return got
+    t, (n, better, draw, worse) = got
     verdict = (C.HELD if better and worse else
                C.NOT_HELD if (2 * better > n and not worse) or (2 * worse > n and not better) else C.INCONCLUSIVE)
     return C.Decision(verdict, f"{n} experiments: EEM side significantly better on {better}, worse on {worse}, no "
