@@ -74,6 +74,7 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", nargs="*", default=[], metavar="NAME=R",
                     help="also predict an experiment with protocol.repeats=R (e.g. eem_table4=10)")
     ap.add_argument("--out", default=str(ROOT / "results" / "tables" / "bench_scale_predicted.md"))
+    ap.add_argument("--note", default="", help="a sentence on how the stored task times were measured (load, machine)")
     args = ap.parse_args(argv)
     stores = dict(s.split("=", 1) for s in args.store)
     names = args.only or sorted(p.stem for p in (ROOT / "conf" / "experiment").glob("*.yaml") if p.stem not in SKIP)
@@ -107,7 +108,10 @@ def main(argv=None) -> int:
         out.append(f"| {r['name']}{note} | {r['tasks']} ({r['cells']}) | {r['timed_tasks']} | {_fmt(r['work'])} | "
                    + " | ".join(_fmt(r["walls"][w]) for w in WORKERS[1:])
                    + f" | {_fmt(r['longest'])} | {stop or f'> {WORKERS[-1]}'} |")
-    Path(args.out).write_text("\n".join(out) + "\n")
+    if args.note:
+        out += ["", f"Measurement: {args.note}"]
+    from randml_core.artefacts import atomic_write
+    atomic_write(Path(args.out), "\n".join(out) + "\n")
     print(args.out)
     return 0
 
