@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from randml_core.report.tables import (Table, cell_counts, nested_rows, outer_rows, select_best, select_nested,
-                                      split_scores)
+from randml_core.report.tables import (Table, cell_counts, grid_edge_counts, grid_edge_flags, nested_rows,
+                                      outer_rows, select_best, select_nested, split_scores)
 
 TITLE = "EEM Table 4 — GMean on the UCI datasets"
 
@@ -47,9 +47,10 @@ def row_versions(frame: pd.DataFrame) -> list[str]:
     return sorted(set(frame["code_version"].astype(str).str[:10] + frame["code_dirty"].map({True: "+dirty", False: ""})))
 
 
-def _footer(ctx, rule: str, summary: pd.DataFrame) -> list[str]:
+def _footer(ctx, rule: str, summary: pd.DataFrame, edges: list[str] | None = None) -> list[str]:
     """What the table's numbers depend on. Volatile facts (the code versions, the wall time per
-    dataset) go to the sidecar ``<name>.meta.json`` instead, so a rerun gives the same bytes."""
+    dataset) go to the sidecar ``<name>.meta.json`` instead, so a rerun gives the same bytes. ``edges``: the
+    selected settings on a grid edge (see :func:`randml_core.report.tables.grid_edge_flags`)."""
     spec, frame = ctx.spec, ctx.frame
     lines = [
         f"Protocol: {spec.protocol.describe()}; repeats = {spec.protocol.repeats}; seed = {spec.protocol.seed}; "
@@ -64,6 +65,8 @@ def _footer(ctx, rule: str, summary: pd.DataFrame) -> list[str]:
         f"in the whole grid: {int((~frame['converged'].astype(bool)).sum()) if len(frame) else 0}; at the selected "
         f"settings: {int(summary['n_bounded'].sum()) if len(summary) else 0}.",
         cell_counts(frame, ctx.n_planned),
+        "Selected values on a grid edge of an axis of 3 or more values (the search may have stopped short there): "
+        + ("; ".join(edges) if edges else "none") + ".",
         "Published values: the text copy of the paper lost Table 4's body, so none are shown.",
         "Data sources: " + "; ".join(f"{d}: {s}" + (f" (substitute for {ctx.substitutes[d]})" if d in ctx.substitutes else "")
                                      for d, s in ctx.sources.items()) + ".",
@@ -101,17 +104,20 @@ def build(ctx) -> list:
         columns=["dataset", "model", "mean", "std", "n_folds", "n_failed", "n_bounded", "params_json"])
     title = spec.options.get("title", TITLE)
     table = Table(title, rows, columns, best, notes,
-                  _footer(ctx, "best mean CV GMean over the grid (the paper's rule; optimistic)", best))
+                  _footer(ctx, "best mean CV GMean over the grid (the paper's rule; optimistic)", best,
+                          grid_edge_flags(best, spec.variants)))
     paths += table.write(ctx.results_dir / "tables" / spec.name, ctx.artefacts)
     paths.append(ctx.artefacts.write_csv(ctx.results_dir / "tables" / f"{spec.name}_folds.csv",
                                          folds_frame(selected_rows(ctx.frame, best))))  # the claims' paired splits
     print(table.to_markdown())
     if spec.protocol.inner_splits:
         nested = select_nested(ctx.frame)
+        picks = nested_rows(ctx.frame)
         ntable = Table(title + " (nested CV selection)", rows, columns, nested, notes,
-                       _footer(ctx, f"nested CV, {spec.protocol.inner_splits} inner folds per outer fold", nested))
+                       _footer(ctx, f"nested CV, {spec.protocol.inner_splits} inner folds per outer fold", nested,
+                               grid_edge_counts(picks, spec.variants)))
         paths += ntable.write(ctx.results_dir / "tables" / f"{spec.name}_nested", ctx.artefacts)
         paths.append(ctx.artefacts.write_csv(ctx.results_dir / "tables" / f"{spec.name}_nested_folds.csv",
-                                             folds_frame(nested_rows(ctx.frame))))
+                                             folds_frame(picks)))
         print(ntable.to_markdown())
     return paths
