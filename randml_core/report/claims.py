@@ -223,6 +223,15 @@ def _outside(diff, margin: float, one_sided: bool, ratio: float, alpha: float) -
     return bool(below or above)
 
 
+def _one_sided(iv, alpha: float, ev: str) -> Decision:
+    """Held if the one-sided test above the bound is significant, not held if the one below is, else inconclusive."""
+    if iv.p_above < alpha:
+        return Decision(HELD, ev)
+    if iv.p_below < alpha:
+        return Decision(NOT_HELD, ev)
+    return Decision(INCONCLUSIVE, ev)
+
+
 def faster(slow_times, fast_times, factor: float = 1.0, *, alpha: float = ALPHA, what: str = "") -> Decision:
     """"The fast method takes at most 1/``factor`` of the slow one's time" on paired timings."""
     slow, fast = np.asarray(slow_times, float), np.asarray(fast_times, float)
@@ -231,11 +240,7 @@ def faster(slow_times, fast_times, factor: float = 1.0, *, alpha: float = ALPHA,
     iv = log_ratio_test(slow, fast, factor, alpha=alpha)
     ev = (f"{iv.n} paired timings{' of ' + what if what else ''}: time ratio {iv.mean:.2f}x (geometric mean, "
           f"{1 - 2 * alpha:.0%} interval {iv.low:.2f}-{iv.high:.2f}x) vs {factor:g}x: one-sided {_p(iv.p_above)}")
-    if iv.p_above < alpha:
-        return Decision(HELD, ev)
-    if iv.p_below < alpha:
-        return Decision(NOT_HELD, ev)
-    return Decision(INCONCLUSIVE, ev)
+    return _one_sided(iv, alpha, ev)
 
 
 def exceeds(values, threshold: float, *, higher: bool = True, alpha: float = ALPHA, what: str = "") -> Decision:
@@ -251,11 +256,7 @@ def exceeds(values, threshold: float, *, higher: bool = True, alpha: float = ALP
     ev = (f"{v.size} replicates{' of ' + what if what else ''}: mean {v.mean():.3f} ({1 - 2 * alpha:.0%} interval "
           f"{iv.low * (1 if higher else -1) + threshold:.3f}..{iv.high * (1 if higher else -1) + threshold:.3f}) "
           f"vs {threshold:g}: one-sided {_p(iv.p_above)} for {side}")
-    if iv.p_above < alpha:
-        return Decision(HELD, ev)
-    if iv.p_below < alpha:
-        return Decision(NOT_HELD, ev)
-    return Decision(INCONCLUSIVE, ev)
+    return _one_sided(iv, alpha, ev)
 
 
 # --- rendering -------------------------------------------------------------------------------------------
