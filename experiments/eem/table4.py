@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from randml_core.report.tables import (Table, cell_counts, grid_edge_counts, grid_edge_flags, nested_rows,
-                                      outer_rows, select_best, select_nested, split_scores)
+                                      outer_rows, select_best, select_nested, split_scores, with_stand_ins)
 
 TITLE = "EEM Table 4 — GMean on the UCI datasets"
 
@@ -78,10 +78,7 @@ def folds_frame(rows: pd.DataFrame) -> pd.DataFrame:
     """``<stem>_folds.csv``: GMean and fit seconds per outer split at the selection the table shows (``rows``:
     one outer row per dataset, model, repeat, fold), with ``stand_in_for`` (the original a named substitute
     stands in for; empty for the real sets): the paired splits the claims report tests on."""
-    from randml_core.data import get_spec
-
-    out = split_scores(rows, "gmean")
-    return out.assign(stand_in_for=[get_spec(d).substitute_of or "" for d in out["dataset"]])
+    return with_stand_ins(split_scores(rows, "gmean"))
 
 
 def selected_rows(frame: pd.DataFrame, best: pd.DataFrame) -> pd.DataFrame:

@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from randml_core.report.tables import cell_counts, frame_latex, frame_markdown, outer_rows, split_scores
+from randml_core.report.tables import (cell_counts, frame_latex, frame_markdown, outer_rows, split_scores,
+                                      with_stand_ins)
 
 PUBLISHED = Path(__file__).with_name("published.csv")
 NEEDS_DOWNLOAD = "needs download: make data"
@@ -156,10 +157,7 @@ def footer(ctx, frame: pd.DataFrame, extra: list[str]) -> list[str]:
 def folds_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """``<stem>_folds.csv``: accuracy, fit time and chosen K per outer fold (each family has one setting), with
     the dataset's ``stand_in_for`` (empty for originals): the paired splits the claims report tests on."""
-    from randml_core.data import get_spec
-
-    rows = split_scores(frame, "accuracy", ["x_k", "x_k_frac", "x_d"])
-    return rows.assign(stand_in_for=[get_spec(d).substitute_of or "" for d in rows["dataset"]])
+    return with_stand_ins(split_scores(frame, "accuracy", ["x_k", "x_k_frac", "x_d"]))
 
 
 def write(out, stem: Path, title: str, shown: pd.DataFrame, csv: pd.DataFrame, foot: list[str],

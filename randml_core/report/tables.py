@@ -46,6 +46,13 @@ def split_scores(rows: pd.DataFrame, metrics, extra=()) -> pd.DataFrame:
     return rows[cols].sort_values(SPLIT_COLUMNS[:4], kind="stable").reset_index(drop=True)
 
 
+def with_stand_ins(rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` with ``stand_in_for``: the original each dataset is a named substitute for (empty for real sets)."""
+    from ..data import get_spec
+
+    return rows.assign(stand_in_for=[get_spec(d).substitute_of or "" for d in rows["dataset"]])
+
+
 SUMMARY_COLUMNS = ["dataset", "model", "mean", "std", "n_folds", "n_failed", "n_bounded", "params_json", "skipped"]
 
 
@@ -260,13 +267,18 @@ def frame_latex(frame: pd.DataFrame) -> str:
     return "\n".join(lines + ["\\hline", "\\end{tabular}", ""])
 
 
+def _numeric_axes(variants, min_values: int) -> dict:
+    """Variant name -> {param: sorted values} of its numeric grid axes with at least ``min_values`` values."""
+    return {v.name: {p: sorted(vals) for p, vals in v.grid.items() if len(vals) >= min_values
+                     and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in vals)}
+            for v in variants}
+
+
 def grid_edge_flags(summary: pd.DataFrame, variants) -> list[str]:
     """Selected settings that sit on an edge of a searched numeric axis (3+ values): the search may have
     stopped short of the best value. One "dataset / model: param=value (grid min..max)" per hit."""
     import json
-    axes = {v.name: {p: vals for p, vals in v.grid.items() if len(vals) >= 3
-                     and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in vals)}
-            for v in variants}
+    axes = _numeric_axes(variants, 3)
     flags = []
     for r in summary.itertuples():
         if not isinstance(r.params_json, str) or not axes.get(r.model):
@@ -284,9 +296,7 @@ def grid_edge_counts(picks: pd.DataFrame, variants, min_values: int = 3) -> list
     sits on the axis's lowest or highest value, when it does on any: the search may have stopped short there."""
     import json
     from collections import Counter
-    axes = {v.name: {p: sorted(vals) for p, vals in v.grid.items() if len(vals) >= min_values
-                     and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in vals)}
-            for v in variants}
+    axes = _numeric_axes(variants, min_values)
     flags = []
     if picks is None or len(picks) == 0:
         return flags
