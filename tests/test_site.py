@@ -76,6 +76,15 @@ def test_verdict_words_become_badges_and_rule_text_stays_plain(tmp_path):
     assert page.tables == ["sortable"] and '<div class="scroll"><table' in out
 
 
+def test_comment_marker_lines_are_dropped_and_end_a_table(tmp_path):
+    # as README's claims-status table: a marker line right after the last row (GitHub hides it)
+    text = "<!-- s:start -->\n| a | b |\n|---|---|\n| 1 | 2 |\n<!-- s:end -->\nafter <!-- inline --> text\n"
+    out = render(text, tmp_path)
+    assert "s:start" not in out and "s:end" not in out
+    assert out.count("<tr>") == 2  # header and the one body row: the end marker is no row
+    assert "after &lt;!-- inline --&gt; text" in out  # a comment inside a line of text stays escaped text
+
+
 def test_relative_links_in_markdown_are_rebased_to_the_page(tmp_path):
     src = tmp_path / "results" / "tables"
     src.mkdir(parents=True)

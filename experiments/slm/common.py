@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from randml_core.report.tables import cell_counts
+from randml_core.report.tables import cell_counts, nested_rows
 
 PUBLISHED = Path(__file__).with_name("published.csv")
 
@@ -45,23 +45,17 @@ def published_value(pub: pd.DataFrame, table: str, dataset: str, model: str, met
 
 
 def nested_picks(frame: pd.DataFrame, metric: str, higher: bool = True) -> pd.DataFrame:
-    """The outer rows at the per-split selected hyper-parameters (one row per dataset, model,
-    repeat, fold). Inner folds pick by mean ``metric``; without inner rows, the setting with the
-    best mean outer score per (dataset, model) is used for every split."""
+    """The ok outer rows at the per-split selected hyper-parameters (one row per dataset, model,
+    repeat, fold): the nested pick of :func:`~randml_core.report.tables.nested_rows`; without inner
+    rows, the setting with the best mean outer score per (dataset, model) is used for every split."""
     ok = frame[frame["status"] == "ok"]
+    rows = nested_rows(frame, metric, higher)
+    if len(rows):
+        return rows[rows["status"] == "ok"]
     outer = ok[ok["inner_fold"] == -1]
-    inner = ok[ok["inner_fold"] >= 0]
-    sign = 1.0 if higher else -1.0
-    if len(inner):
-        keys = ["dataset", "model", "repeat", "fold"]
-        stats = inner.groupby([*keys, "params_json"], sort=False)[metric].mean().reset_index()
-        stats["_s"] = sign * stats[metric]
-        stats = stats.sort_values([*keys, "_s", "params_json"], ascending=[True] * 4 + [False, True], kind="stable")
-        picks = stats.drop_duplicates(keys, keep="first")[[*keys, "params_json"]]
-        return picks.merge(outer, on=[*keys, "params_json"], how="inner")
     keys = ["dataset", "model"]
     stats = outer.groupby([*keys, "params_json"], sort=False)[metric].mean().reset_index()
-    stats["_s"] = sign * stats[metric]
+    stats["_s"] = (1.0 if higher else -1.0) * stats[metric]
     stats = stats.sort_values([*keys, "_s", "params_json"], ascending=[True, True, False, True], kind="stable")
     picks = stats.drop_duplicates(keys, keep="first")[[*keys, "params_json"]]
     return picks.merge(outer, on=[*keys, "params_json"], how="inner")

@@ -95,10 +95,11 @@ def select_best(frame: pd.DataFrame, metric: str = "gmean") -> pd.DataFrame:
     return out[SUMMARY_COLUMNS].reset_index(drop=True)
 
 
-def nested_rows(frame: pd.DataFrame, metric: str = "gmean") -> pd.DataFrame:
+def nested_rows(frame: pd.DataFrame, metric: str = "gmean", higher: bool = True) -> pd.DataFrame:
     """The outer rows at each outer fold's nested pick (the params with the best mean ``metric`` over
-    that fold's inner folds): one row per (dataset, model, repeat, fold), every stored column kept.
-    Empty without inner rows (inner_fold >= 0)."""
+    that fold's inner folds; the lowest when ``higher`` is False, e.g. RMSE): one row per (dataset,
+    model, repeat, fold), every stored column kept. Settings with a failed inner fold are eligible only
+    where every setting failed somewhere. Empty without inner rows (inner_fold >= 0)."""
     if "inner_fold" not in frame.columns or not (frame["inner_fold"] >= 0).any():
         return frame.iloc[0:0]
     fold_keys = ["dataset", "model", "repeat", "fold"]
@@ -107,7 +108,8 @@ def nested_rows(frame: pd.DataFrame, metric: str = "gmean") -> pd.DataFrame:
         mean=(metric, "mean"), all_ok=("_ok", "all")).reset_index()
     has_ok = stats["all_ok"].groupby([stats[k] for k in fold_keys]).transform("any")
     pool = stats[(stats["all_ok"] | ~has_ok) & stats["mean"].notna()]
-    picks = _pick_max(pool, fold_keys)[[*fold_keys, "params_json"]]
+    pool = pool.assign(_score=pool["mean"] if higher else -pool["mean"])
+    picks = _pick_max(pool, fold_keys, "_score")[[*fold_keys, "params_json"]]
     return picks.merge(outer_rows(frame), on=[*fold_keys, "params_json"], how="inner")
 
 

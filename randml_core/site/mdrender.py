@@ -5,7 +5,9 @@ The reports write their verdicts in a few styles: upper case (``**HELD**``, ``NO
 at the start of a table cell (``not held (8 datasets: ...)``). Those become badges; the same words
 in running text ("held if the mean is above ...", the rule that decided a claim) stay plain text.
 Every table gets the ``sortable`` class and a scrolling wrapper; relative links and images are
-rewritten to stay valid from the page's directory; raw HTML in the markdown is escaped.
+rewritten to stay valid from the page's directory; raw HTML in the markdown is escaped, except
+lines that hold only an HTML comment (markers such as ``<!-- claims-status:start -->``), which are
+dropped: GitHub hides them and ends a table there, so the site does too.
 """
 from __future__ import annotations
 
@@ -25,6 +27,8 @@ _WORDS = "|".join(re.escape(w) for w, _ in VERDICTS)
 UPPER = re.compile(r"(?<![\w-])(" + _WORDS.upper() + r")(?![\w-])")
 ANY_CASE = re.compile(r"(?<![\w-])(" + _WORDS + "|" + _WORDS.upper() + r")(?![\w-])")
 CLASS = {w: c for w, c in VERDICTS}
+#: a line that is only an HTML comment (a marker for a generator), with its line break
+COMMENT_LINE = re.compile(r"^[ \t]*<!--.*?-->[ \t]*(?:\n|$)", re.MULTILINE)
 
 
 def new_md() -> MarkdownIt:
@@ -97,7 +101,7 @@ def render(text: str, page_dir: Path, source_dir: Path | None = None, demote: in
     markdown file lives (its relative links are rebased); headings move down ``demote`` levels;
     ``row_class(header, cells)`` may name a class for a table body row (cells as plain text)."""
     md = new_md()
-    tokens = md.parse(text)
+    tokens = md.parse(COMMENT_LINE.sub("\n", text))
     header: list[str] = []
     for i, tok in enumerate(tokens):
         if tok.type in ("heading_open", "heading_close"):
