@@ -710,3 +710,15 @@ def test_report_and_status_never_download(cache_root, no_urlopen, compose, tmp_p
     assert no_urlopen == []
     table = next(p for p in paths if p.name == "eem_table4_unbalanced.md").read_text()
     assert "webpages" in table and "make data" in table
+
+
+def test_report_names_an_available_set_with_no_stored_rows(compose, tmp_path):
+    """A set that loads offline but has nothing in the store says so, instead of a row of 'missing'."""
+    from randml_core.report import build_report
+
+    spec = compose("experiment=eem_table4_unbalanced", "dataset=ecoli")
+    paths = build_report(spec, str(tmp_path / "store"), str(tmp_path / "res"))
+    table = next(p for p in paths if p.name == "eem_table4_unbalanced.md").read_text()
+    row = next(line for line in table.splitlines() if line.startswith("| ecoli"))
+    assert "not run for this snapshot (`randml run experiment=eem_table4_unbalanced`)" in row
+    assert "missing" not in row

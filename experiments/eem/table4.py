@@ -94,6 +94,9 @@ def build(ctx) -> list:
     rows = list(spec.datasets)
     columns = spec.columns or [v.name for v in spec.variants]
     notes = {d: "needs download: `make data`" for d in ctx.unavailable}
+    present = set(ctx.frame["dataset"]) if len(ctx.frame) else set()
+    notes.update({d: f"not run for this snapshot (`randml run experiment={spec.name}`)" for d in rows
+                  if d not in notes and d not in present})
     ctx.artefacts.record("row_code_versions", row_versions(ctx.frame))
     ctx.artefacts.record("compute_per_dataset", task_minutes(ctx.frame))
     paths = []
