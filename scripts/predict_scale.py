@@ -8,7 +8,11 @@ Scaling stops at the longest task (a task is one split of one dataset with all m
 worker runs), and at the number of tasks. Experiments without stored task times here are listed as not measured.
 
     .venv/bin/python scripts/predict_scale.py [--only eem_table4 slm_table1] [--store NAME=DIR ...]
+        [--assume NAME:DATASET=SECONDS ...]
 writes results/tables/bench_scale_predicted.md
+
+``--assume`` gives a task cost measured elsewhere (e.g. a benchmark of one fit) for a dataset whose tasks are not
+stored here; the row names every assumed figure, so it is never read as a stored time.
 """
 from __future__ import annotations
 
@@ -31,7 +35,8 @@ def _fmt(s: float) -> str:
     return f"{s / 3600:.1f} h" if s >= 3600 else f"{s / 60:.1f} min" if s >= 60 else f"{s:.1f} s"
 
 
-def predict(name: str, store_dir: str, repeats: int | None = None) -> dict:
+def predict(name: str, store_dir: str, repeats: int | None = None, assume: dict | None = None) -> dict:
+    """The prediction of one experiment; ``assume``: dataset -> seconds per task where none is stored."""
     from hydra import compose, initialize_config_dir
     from omegaconf import OmegaConf
 
@@ -53,14 +58,22 @@ def predict(name: str, store_dir: str, repeats: int | None = None) -> dict:
     kind = stored.assign(inner=stored["inner_fold"] >= 0).groupby(["dataset", "inner"])["task_seconds"].median().to_dict()
     tasks = plan.tasks
 
+    assume = assume or {}
+    used = set()
+
     def cost(t) -> float:  # the task's own stored time, else the median of its dataset's tasks of its kind
         s = t.split
-        return float(own.get((t.dataset, s.repeat, s.fold, s.inner), kind.get((t.dataset, s.inner >= 0), math.nan)))
+        c = float(own.get((t.dataset, s.repeat, s.fold, s.inner), kind.get((t.dataset, s.inner >= 0), math.nan)))
+        if not math.isfinite(c) and t.dataset in assume:
+            used.add(t.dataset)
+            c = float(assume[t.dataset])
+        return c
 
     untimed = sorted({t.dataset for t in tasks if not math.isfinite(cost(t))})
     durations = [cost(t) for t in tasks if t.dataset not in untimed]
     return {"name": name + (f" (repeats={repeats})" if repeats else ""), "tasks": len(tasks),
             "cells": sum(len(t.cells) for t in tasks), "timed_tasks": len(durations), "untimed": untimed,
+            "assumed": {d: assume[d] for d in sorted(used)},
             "unavailable": sorted(plan.unavailable), "work": sum(durations),
             "longest": max(durations, default=math.nan),
             "walls": {w: lpt_makespan(durations, w) if durations else math.nan for w in WORKERS}}
@@ -74,15 +87,25 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", nargs="*", default=[], metavar="NAME=R",
                     help="also predict an experiment with protocol.repeats=R (e.g. eem_table4=10)")
     ap.add_argument("--out", default=str(ROOT / "results" / "tables" / "bench_scale_predicted.md"))
+    ap.add_argument("--assume", nargs="*", default=[], metavar="NAME:DATASET=SECONDS",
+                    help="seconds per task of DATASET in experiment NAME where its store has none (measured elsewhere; "
+                         "named in the row)")
     ap.add_argument("--note", default="", help="a sentence on how the stored task times were measured (load, machine)")
     args = ap.parse_args(argv)
     stores = dict(s.split("=", 1) for s in args.store)
+    assumed: dict = {}
+    for a in args.assume:
+        where, _, secs = a.partition("=")
+        exp, _, ds = where.partition(":")
+        if not (exp and ds and secs):
+            ap.error(f"--assume {a!r}: use NAME:DATASET=SECONDS, e.g. elmboost:mnist=2100")
+        assumed.setdefault(exp, {})[ds] = float(secs)
     names = args.only or sorted(p.stem for p in (ROOT / "conf" / "experiment").glob("*.yaml") if p.stem not in SKIP)
     warnings.simplefilter("ignore")
     rows = []
     jobs = [(n, None) for n in names] + [(k, int(v)) for k, v in (r.split("=", 1) for r in args.repeats)]
     for name, repeats in jobs:
-        r = predict(name, stores.get(name, str(ROOT / "results" / "store")), repeats)
+        r = predict(name, stores.get(name, str(ROOT / "results" / "store")), repeats, assumed.get(name))
         rows.append(r)
         print(f"{r['name']}: {r['timed_tasks']}/{r['tasks']} tasks timed, work {_fmt(r['work'])}", flush=True)
     cmd = "scripts/predict_scale.py " + " ".join(argv if argv is not None else sys.argv[1:])
@@ -99,12 +122,14 @@ def main(argv=None) -> int:
            "| experiment | tasks (cells) | timed tasks | work (1 worker) | " + " | ".join(f"{w} workers" for w in WORKERS[1:])
            + " | longest task | stops scaling at |", "|---" * (6 + len(WORKERS) - 1) + "|"]
     for r in rows:
-        if not r["timed_tasks"]:
+        if not r["timed_tasks"]:  # no stored nor assumed cost for any task
             out.append(f"| {r['name']} | {r['tasks']} ({r['cells']}) | 0 | not measured (no stored task times here) |"
                        + " |" * (len(WORKERS) + 1))
             continue
         stop = next((w for w in WORKERS if r["walls"][w] <= 1.05 * r["longest"]), None)
-        note = ("" if not r["untimed"] else f" (untimed: {', '.join(r['untimed'])})")
+        note = ("" if not r["untimed"] else f" (untimed: {', '.join(r['untimed'])})") + (
+            "" if not r["assumed"] else " (assumed per task, not stored: "
+            + ", ".join(f"{d} {_fmt(v)}" for d, v in r["assumed"].items()) + ")")
         out.append(f"| {r['name']}{note} | {r['tasks']} ({r['cells']}) | {r['timed_tasks']} | {_fmt(r['work'])} | "
                    + " | ".join(_fmt(r["walls"][w]) for w in WORKERS[1:])
                    + f" | {_fmt(r['longest'])} | {stop or f'> {WORKERS[-1]}'} |")
