@@ -314,7 +314,7 @@ def time_comparable(f: pd.DataFrame, datasets) -> C.Decision:
         return C.not_tested("fit seconds not stored per split in the folds file")
     e = experiments(f, [(f"EEM-{a}", f"WELM-{a}") for a in ACTS], datasets)
     return C.comparable(e, "A", "B", "fit_seconds", sorted(e["dataset"].unique()), TIME_MARGIN_S,
-                        higher_is_better=False)
+                        higher_is_better=False, unit="experiments (dataset, activation)")
 
 
 def time_faster(f: pd.DataFrame, pairs, datasets, factor: float, what: str) -> C.Decision:

@@ -177,10 +177,11 @@ def _wilcoxon_line(t: pd.DataFrame, a: str, b: str, alpha: float) -> str:
 
 
 def comparable(folds: pd.DataFrame, a: str, b: str, metric: str, datasets, margin: float, *, one_sided: bool = False,
-               alpha: float = ALPHA, higher_is_better: bool | None = None) -> Decision:
+               alpha: float = ALPHA, higher_is_better: bool | None = None, unit: str = "datasets") -> Decision:
     """"``a`` is comparable with ``b``" (|a - b| < ``margin`` in metric units, TOST) or, with ``one_sided``,
     "``a`` is not worse than ``b`` by more than ``margin``" (non-inferiority), per dataset on paired splits
-    with the corrected resampled variance."""
+    with the corrected resampled variance. ``unit`` names what a "dataset" is in the verdict's text (e.g.
+    "experiments" when each is a (dataset, activation) pair)."""
     if not margin > 0:
         raise ValueError(f"margin={margin!r}: must be > 0 (in the metric's units)")
     hib = _direction(metric, higher_is_better)
@@ -210,7 +211,7 @@ def comparable(folds: pd.DataFrame, a: str, b: str, metric: str, datasets, margi
     if n == 0:
         return not_tested(f"no paired splits of {a} and {b} stored")
     kind = "non-inferior" if one_sided else "equivalent"
-    tally = f"{kind} within {margin:g} on {len(shown)} of {n} datasets" + (f"; outside on {', '.join(broken)}" if broken else "")
+    tally = f"{kind} within {margin:g} on {len(shown)} of {n} {unit}" + (f"; outside on {', '.join(broken)}" if broken else "")
     if broken:
         return Decision(NOT_HELD, tally, details)
     return Decision(HELD if len(shown) == n else INCONCLUSIVE, tally, details)
