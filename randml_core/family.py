@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import inspect
 import json
 import signal
 import sys
@@ -282,6 +283,15 @@ def _distribution_version(import_path: str) -> str:
     return f"{top}==unknown"
 
 
+def _execution_whitelist(instantiate, node: dict) -> dict:
+    """Hydra >= 1.4 asks each ``instantiate`` call which targets it may import and call (without a list it
+    warns, and Hydra 1.5 will refuse): exactly the node's own ``_target_`` s, the ones the config names and
+    the model checks validated. Empty for older Hydra, which has no such argument."""
+    if "_execution_whitelist_" not in inspect.signature(instantiate).parameters:
+        return {}
+    return {"_execution_whitelist_": sorted(set(_targets(node)))}
+
+
 def target_family(node: dict) -> Family:
     """A family for any scikit-learn-compatible estimator named by Hydra's ``_target_``.
 
@@ -290,9 +300,10 @@ def target_family(node: dict) -> Family:
     new cells. The node's fixed arguments enter the cell key through :func:`target_key`."""
     from hydra.utils import instantiate
     frozen = json.dumps(node, sort_keys=True)
+    allowed = _execution_whitelist(instantiate, node)
 
     def factory():
-        return instantiate(json.loads(frozen), _convert_="all")
+        return instantiate(json.loads(frozen), _convert_="all", **allowed)
     version = ";".join(sorted({_distribution_version(t) for t in _targets(node)}))
     return Family(node["_target_"], factory, version, None)
 

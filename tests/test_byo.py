@@ -76,3 +76,28 @@ def test_rerun_computes_nothing_and_status_sees_the_users_models(byo, cli_env):
     assert status.returncode == 0 and "LogReg" in status.stdout and "blobs" in status.stdout
     data = _randml(["data", "show", "blobs", "--config-dir", str(conf)], root, cli_env)
     assert data.returncode == 0 and "240 x 4" in data.stdout, data.stdout + data.stderr
+
+
+def test_target_models_build_under_hydras_execution_whitelist():
+    """A ``_target_`` model (nested too) is instantiated with exactly its own targets allowed: no Hydra
+    warning about a missing execution whitelist, and a target the node does not name is refused."""
+    import inspect
+    import warnings
+
+    from hydra.utils import instantiate
+
+    from randml_core.family import _execution_whitelist, target_family
+
+    node = {"_target_": "sklearn.pipeline.make_pipeline",
+            "_args_": [{"_target_": "sklearn.preprocessing.StandardScaler"},
+                       {"_target_": "sklearn.linear_model.LogisticRegression", "C": 2.0}]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = target_family(node).estimator()
+    assert [type(s).__name__ for s in est] == ["StandardScaler", "LogisticRegression"] and est[-1].C == 2.0
+    if "_execution_whitelist_" not in inspect.signature(instantiate).parameters:
+        pytest.skip("this Hydra has no execution whitelist (< 1.4)")
+    allowed = _execution_whitelist(instantiate, {"_target_": "sklearn.preprocessing.StandardScaler"})
+    assert allowed == {"_execution_whitelist_": ["sklearn.preprocessing.StandardScaler"]}
+    with pytest.raises(Exception, match="LogisticRegression"):
+        instantiate({"_target_": "sklearn.linear_model.LogisticRegression"}, **allowed)
