@@ -30,10 +30,12 @@ USAGE = """usage: randml run     experiment=NAME [overrides...]   run the missin
 overrides: dataset=NAME model=NAME profile=paper|quick protocol.repeats=N n_jobs=N store_dir=PATH
            backend=loky|dask|ray backend_address=ADDRESS (an existing Dask / Ray cluster)
            --config-dir DIR (a folder with experiment/, model/, dataset/ of your own)
-exit codes: 0 done, 1 failed cells, 2 bad config or input, 3 datasets not available (need a download)
+exit codes: 0 done, 1 failed cells, 2 bad config or input, 3 datasets not available (need a download),
+            130 interrupted (Ctrl-C or SIGTERM: finished tasks are stored, rerun to resume)
 experiments: {experiments}"""
 
 EXIT_FAILED, EXIT_CONFIG, EXIT_UNAVAILABLE = 1, 2, 3
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports Ctrl-C
 
 
 class CommandError(Exception):
@@ -289,7 +291,13 @@ def main(argv: list[str] | None = None) -> None:
     elif cmd in COMMANDS:
         if cmd == "compare":
             rest = _compare_args(rest)
-        code = _hydra(cmd, rest)
+        try:
+            code = _hydra(cmd, rest)
+        except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (the runner turns it into KeyboardInterrupt)
+            why = f" ({exc})" if str(exc) else ""
+            print(f"randml {cmd}: interrupted{why}. Every finished task is stored; run the same command again to "
+                  "resume (it computes only what is missing).", file=sys.stderr)
+            raise SystemExit(EXIT_INTERRUPTED) from None
         if code:
             raise SystemExit(code)
     else:

@@ -108,7 +108,10 @@ def main(argv=None) -> int:
         r = predict(name, stores.get(name, str(ROOT / "results" / "store")), repeats, assumed.get(name))
         rows.append(r)
         print(f"{r['name']}: {r['timed_tasks']}/{r['tasks']} tasks timed, work {_fmt(r['work'])}", flush=True)
-    cmd = "scripts/predict_scale.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    shown = list(argv if argv is not None else sys.argv[1:])
+    if "--note" in shown[:-1]:  # the note is printed in full below the table
+        shown[shown.index("--note") + 1] = "'...'"
+    cmd = "scripts/predict_scale.py " + " ".join(shown)
     out = ["# Predicted wall time of each experiment on N workers", "",
            f"`{cmd.strip()}` on {platform.platform(terse=True)}, Python {platform.python_version()}.", "",
            "Each task (one split of one dataset, every model and setting: what one worker runs) costs its own "

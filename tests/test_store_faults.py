@@ -8,6 +8,7 @@ import errno
 import logging
 import multiprocessing as mp
 import os
+import re
 import signal
 import subprocess
 import time
@@ -269,3 +270,23 @@ def test_workers_die_with_their_parent(tmp_path, randml_cmd, cli_env, sig, wait_
     for k in left:
         os.kill(k, signal.SIGKILL)
     assert left == [], f"orphans after {signal.Signals(sig).name}: {left}"
+
+
+def test_ctrl_c_ends_with_a_message_and_exit_130_then_resumes(tmp_path, randml_cmd, cli_env):
+    """SIGINT to a run (as Ctrl-C) while it computes: one line saying how to resume, no traceback, exit 130;
+    the same command then computes only the cells that were not stored."""
+    args = [*randml_cmd, "run", "experiment=smoke", "protocol.repeats=30", "n_jobs=2", "progress=false",
+            f"store_dir={tmp_path}/s", f"hydra.run.dir={tmp_path}/logs"]
+    proc = subprocess.Popen(args, env=cli_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    deadline = time.time() + 90
+    while time.time() < deadline and not list((tmp_path / "s" / "smoke").glob("part-*.parquet")):
+        time.sleep(0.2)
+    os.kill(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err[-2000:]
+    assert "interrupted" in err and "run the same command again to resume" in err and "Traceback" not in err
+    again = subprocess.run(args, env=cli_env, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr[-2000:]
+    stored = int(re.search(r"computed \d+ cells .*?, (\d+) already stored", again.stderr).group(1))
+    assert stored > 0  # the interrupted run's finished tasks were kept, not recomputed
