@@ -85,7 +85,7 @@ def put(key: str, value: dict) -> None:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".checks-", suffix=".tmp")
         try:
             with os.fdopen(fd, "w") as f:
-                json.dump(memo, f, sort_keys=True)
+                json.dump(memo, f)  # no sort_keys: a value comes back with its dicts in their order (grid axes)
             os.replace(tmp, path)
         finally:
             if os.path.exists(tmp):

@@ -79,6 +79,10 @@ def test_checks_memo_gives_what_the_checks_gave_and_never_remembers_an_error(cli
     assert remembered["versions"] == {f: FAMILIES[f].version for f in ("welm", "eem", "eekm", "lssvm", "svm")}
     for k in ("variants", "hash", "keys"):
         assert remembered[k] == checked[k]
+    # dict equality ignores order, but reports list grid axes in the config's order (e.g. grid-edge footers)
+    order = [[list(v[part]) for part in ("grid", "fixed")] for v in checked["variants"]]
+    assert [[list(v[part]) for part in ("grid", "fixed")] for v in remembered["variants"]] == order
+    assert any(axes != sorted(axes) for o in order for axes in o)  # the test sees an order the memo could sort away
     bad = BUILD.format(conf=REPO / "conf", overrides=["experiment=smoke", "models.svm.grid.C=[-1.0]"])
     first, again = _fresh(bad, env), _fresh(bad, env)
     assert "models.svm.grid.C=-1.0" in first["error"] and again["error"] == first["error"]
