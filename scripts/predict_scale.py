@@ -69,8 +69,9 @@ def predict(name: str, store_dir: str, repeats: int | None = None, assume: dict 
             c = float(assume[t.dataset])
         return c
 
-    untimed = sorted({t.dataset for t in tasks if not math.isfinite(cost(t))})
-    durations = [cost(t) for t in tasks if t.dataset not in untimed]
+    costs = [(t.dataset, cost(t)) for t in tasks]
+    untimed = sorted({d for d, c in costs if not math.isfinite(c)})
+    durations = [c for d, c in costs if d not in untimed]
     return {"name": name + (f" (repeats={repeats})" if repeats else ""), "tasks": len(tasks),
             "cells": sum(len(t.cells) for t in tasks), "timed_tasks": len(durations), "untimed": untimed,
             "assumed": {d: assume[d] for d in sorted(used)},

@@ -194,7 +194,7 @@ def test_report_lists_changes_against_the_previous_json(tmp_path):
 
 def test_table4_and_fig3_write_the_splits_at_the_selection_the_tables_show():
     from experiments.eem import fig3, table4
-    from randml_core.report.tables import nested_rows, select_best, select_nested
+    from randml_core.report.tables import nested_rows, select_best, select_nested, selected_rows
     rows = []
     # p1 wins on average over the outer folds (the paper's rule); the inner folds prefer p2 on fold 0 only
     for d in ("abalone7", "yeast4-keel"):
@@ -204,7 +204,7 @@ def test_table4_and_fig3_write_the_splits_at_the_selection_the_tables_show():
                               status="ok", converged=True, repeat=0, fold=fold, inner_fold=i, n_train=90, n_test=10,
                               gmean=outer if i == -1 else inner, fit_seconds=0.5) for i in (-1, 0, 1)]
     frame = pd.DataFrame(rows)
-    f = table4.folds_frame(table4.selected_rows(frame, select_best(frame)))
+    f = table4.folds_frame(selected_rows(frame, select_best(frame)))
     assert len(f) == 4 and set(f["params_json"]) == {"p1"} and set(f["gmean"]) == {0.9}
     assert dict(zip(f["dataset"], f["stand_in_for"])) == {"abalone7": "", "yeast4-keel": "oil-spill"}
     n = table4.folds_frame(nested_rows(frame))

@@ -9,7 +9,8 @@ from __future__ import annotations
 import pandas as pd
 
 from randml_core.report.tables import (Table, cell_counts, grid_edge_counts, grid_edge_flags, nested_rows,
-                                      outer_rows, select_best, select_nested, split_scores, with_stand_ins)
+                                      select_best, select_nested, selected_rows, split_scores,
+                                      with_stand_ins)
 
 TITLE = "EEM Table 4 — GMean on the UCI datasets"
 
@@ -79,14 +80,6 @@ def folds_frame(rows: pd.DataFrame) -> pd.DataFrame:
     one outer row per dataset, model, repeat, fold), with ``stand_in_for`` (the original a named substitute
     stands in for; empty for the real sets): the paired splits the claims report tests on."""
     return with_stand_ins(split_scores(rows, "gmean"))
-
-
-def selected_rows(frame: pd.DataFrame, best: pd.DataFrame) -> pd.DataFrame:
-    """The outer rows at each (dataset, model)'s selected ``params_json`` (the paper's rule, ``select_best``)."""
-    if not len(frame) or not len(best):
-        return frame.iloc[0:0]
-    picks = best.dropna(subset=["params_json"])[["dataset", "model", "params_json"]]
-    return picks.merge(outer_rows(frame), on=["dataset", "model", "params_json"], how="inner")
 
 
 def build(ctx) -> list:

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from randml_core.report.tables import cell_counts, nested_rows
+from randml_core.report.tables import cell_counts, nested_rows, select_best, selected_rows
 
 PUBLISHED = Path(__file__).with_name("published.csv")
 
@@ -47,18 +47,11 @@ def published_value(pub: pd.DataFrame, table: str, dataset: str, model: str, met
 def nested_picks(frame: pd.DataFrame, metric: str, higher: bool = True) -> pd.DataFrame:
     """The ok outer rows at the per-split selected hyper-parameters (one row per dataset, model,
     repeat, fold): the nested pick of :func:`~randml_core.report.tables.nested_rows`; without inner
-    rows, the setting with the best mean outer score per (dataset, model) is used for every split."""
-    ok = frame[frame["status"] == "ok"]
+    rows, the setting with the best mean outer score per (dataset, model) (:func:`select_best`) for every split."""
     rows = nested_rows(frame, metric, higher)
-    if len(rows):
-        return rows[rows["status"] == "ok"]
-    outer = ok[ok["inner_fold"] == -1]
-    keys = ["dataset", "model"]
-    stats = outer.groupby([*keys, "params_json"], sort=False)[metric].mean().reset_index()
-    stats["_s"] = (1.0 if higher else -1.0) * stats[metric]
-    stats = stats.sort_values([*keys, "_s", "params_json"], ascending=[True, True, False, True], kind="stable")
-    picks = stats.drop_duplicates(keys, keep="first")[[*keys, "params_json"]]
-    return picks.merge(outer, on=[*keys, "params_json"], how="inner")
+    if not len(rows):
+        rows = selected_rows(frame, select_best(frame, metric, higher))
+    return rows[rows["status"] == "ok"]
 
 
 def summarise(picks: pd.DataFrame, column: str, scale: float = 1.0) -> pd.DataFrame:

@@ -68,8 +68,9 @@ def _pick_max(stats: pd.DataFrame, by: list[str], score: str = "mean") -> pd.Dat
     return order.drop_duplicates(by, keep="first")
 
 
-def select_best(frame: pd.DataFrame, metric: str = "gmean") -> pd.DataFrame:
-    """Per (dataset, model): the params with the best mean outer-fold ``metric`` (the paper's rule).
+def select_best(frame: pd.DataFrame, metric: str = "gmean", higher: bool = True) -> pd.DataFrame:
+    """Per (dataset, model): the params with the best mean outer-fold ``metric`` (the paper's rule; the lowest
+    mean when ``higher`` is False, e.g. RMSE).
 
     Settings with a failed fold are not eligible (unless every setting failed somewhere). Ties go
     to the first setting in canonical parameter order. Returns one row per (dataset, model) with
@@ -86,13 +87,22 @@ def select_best(frame: pd.DataFrame, metric: str = "gmean") -> pd.DataFrame:
     clean = stats["n_failed"] == 0
     has_clean = clean.groupby([stats[k] for k in keys]).transform("any")
     pool = stats[(clean | ~has_clean) & stats["mean"].notna()]
-    best = _pick_max(pool, keys).assign(skipped=False)
+    pool = pool.assign(_score=pool["mean"] if higher else -pool["mean"])
+    best = _pick_max(pool, keys, "_score").assign(skipped=False)
     groups = stats.groupby(keys, sort=False).agg(n_failed=("n_failed", "sum"), skipped=("all_skipped", "all"))
     empty = groups.loc[groups.index.difference(best.set_index(keys).index)].reset_index()
     empty = empty.assign(mean=np.nan, std=np.nan, n_folds=0, n_bounded=0, params_json=None)
     out = pd.concat([best, empty], ignore_index=True) if len(empty) else best
     out[["n_folds", "n_failed", "n_bounded"]] = out[["n_folds", "n_failed", "n_bounded"]].astype(int)
     return out[SUMMARY_COLUMNS].reset_index(drop=True)
+
+
+def selected_rows(frame: pd.DataFrame, best: pd.DataFrame) -> pd.DataFrame:
+    """The outer rows at each (dataset, model)'s selected ``params_json`` in ``best`` (from :func:`select_best`)."""
+    if not len(frame) or not len(best):
+        return frame.iloc[0:0]
+    picks = best.dropna(subset=["params_json"])[["dataset", "model", "params_json"]]
+    return picks.merge(outer_rows(frame), on=["dataset", "model", "params_json"], how="inner")
 
 
 def nested_rows(frame: pd.DataFrame, metric: str = "gmean", higher: bool = True) -> pd.DataFrame:
