@@ -248,6 +248,28 @@ def test_model_size_attributes_are_consistent():
     assert all(len(f) == 3 for f in t.features if f is not None)
 
 
+def test_max_discriminant_caps_d0_and_is_inert_below_the_cap():
+    X, y = make_moons(300, noise=0.25, random_state=1)
+    X = np.column_stack([X, np.random.RandomState(1).randn(300, 6)])  # D = 8
+    # hand-worked D0: ceil(0.5 * 8) = 4, capped at 3; an int 6 capped at 3; None -> 8 -> 3
+    from randml_core.models.slm_tree import _resolve_d0
+    assert [_resolve_d0(0.5, 8, 3), _resolve_d0(6, 8, 3), _resolve_d0(None, 8, 3), _resolve_d0(0.5, 8)] == [3, 3, 3, 4]
+    capped = SLMClassifier(n_discriminant=0.5, max_discriminant=3, random_state=0, n_projections=300).fit(X, y)
+    assert all(len(f) == 3 for f in capped.tree_.features if f is not None)
+    assert capped.n_parameters_ == (3 + 1) * capped.n_hyperplanes_  # Eq. (37) with D0 = 3
+    # a cap >= D0 changes nothing: the same tree, node for node, for each estimator kind
+    for cls, kw in ((SLMClassifier, dict(n_discriminant=0.5)),
+                    (SLMForestClassifier, dict(n_estimators=3, exhaustive=False)),
+                    (SLMBoostClassifier, dict(n_estimators=5, max_depth=2))):
+        a = cls(random_state=0, n_projections=100, **kw).fit(X, y)
+        b = cls(random_state=0, n_projections=100, max_discriminant=8, **kw).fit(X, y)
+        np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+        c = cls(random_state=0, n_projections=100, max_discriminant=2, **kw).fit(X, y)
+        assert c.n_parameters_ == 3 * c.n_hyperplanes_  # D0 = 2 under the cap
+    with pytest.raises(ValueError, match="max_discriminant must be an integer >= 1"):
+        SLMClassifier(max_discriminant=0).fit(X, y)
+
+
 def test_stopping_rules():
     X, y = make_moons(200, noise=0.3, random_state=0)
     assert SLMClassifier(max_depth=2, random_state=0).fit(X, y).depth_ <= 2

@@ -127,7 +127,7 @@ def _ref_grow_tree_impl(X, crit, p, rng):
     """Breadth-first growth with the reference search and argsort / unique / split
     partitions of a node's samples into its cells."""
     n, D = X.shape
-    d0 = slm_tree._resolve_d0(p["n_discriminant"], D)
+    d0 = slm_tree._resolve_d0(p["n_discriminant"], D, p.get("max_discriminant"))
     envelope_full = slm_tree._envelope(d0, p["envelope_scale"], p["envelope_decay"])
     tree = slm_tree._SLMTree()
     max_depth = np.inf if p["max_depth"] is None else p["max_depth"]

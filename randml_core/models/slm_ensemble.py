@@ -82,7 +82,7 @@ _FOREST_DOC = """
     n_estimators : int, default=20
         Number of trees T (the paper's experiments use 20).
     max_depth, min_samples_split, min_samples_leaf, min_loss, n_bins, n_discriminant,
-    alpha, n_selected, envelope_scale, envelope_decay, n_projections, n_pool,
+    max_discriminant, alpha, n_selected, envelope_scale, envelope_decay, n_projections, n_pool,
     cos_threshold, max_hyperplanes, exhaustive, standardize :
         Passed to every tree; see :class:`{tree}`. ``exhaustive=False`` draws every
         tree's candidates at random even where the integer grid could be enumerated.
@@ -136,6 +136,7 @@ class SLMForestClassifier(ClassifierMixin, _BaseSLMForest):
         min_loss=0.0,
         n_bins=16,
         n_discriminant=None,
+        max_discriminant=None,
         alpha=1.0,
         n_selected=5,
         envelope_scale=10.0,
@@ -157,6 +158,7 @@ class SLMForestClassifier(ClassifierMixin, _BaseSLMForest):
         self.min_loss = min_loss
         self.n_bins = n_bins
         self.n_discriminant = n_discriminant
+        self.max_discriminant = max_discriminant
         self.alpha = alpha
         self.n_selected = n_selected
         self.envelope_scale = envelope_scale
@@ -242,6 +244,7 @@ class SLMForestRegressor(RegressorMixin, _BaseSLMForest):
         min_loss=0.0,
         n_bins=16,
         n_discriminant=None,
+        max_discriminant=None,
         alpha=1.0,
         n_selected=5,
         envelope_scale=10.0,
@@ -262,6 +265,7 @@ class SLMForestRegressor(RegressorMixin, _BaseSLMForest):
         self.min_loss = min_loss
         self.n_bins = n_bins
         self.n_discriminant = n_discriminant
+        self.max_discriminant = max_discriminant
         self.alpha = alpha
         self.n_selected = n_selected
         self.envelope_scale = envelope_scale
@@ -354,7 +358,7 @@ _BOOST_DOC = """
     min_child_weight : float, default=1.0
         Each side of a candidate hyperplane must have sum of h >= this (XGBoost's default).
     max_depth : int or None, default=3
-    min_samples_split, min_samples_leaf, n_bins, n_discriminant, alpha, n_selected,
+    min_samples_split, min_samples_leaf, n_bins, n_discriminant, max_discriminant, alpha, n_selected,
     envelope_scale, envelope_decay, n_projections, n_pool, cos_threshold,
     max_hyperplanes, standardize :
         As for the SLM tree (:class:`SLMClassifier`).
@@ -460,6 +464,7 @@ class SLMBoostClassifier(ClassifierMixin, _BaseSLMBoost):
         min_samples_leaf=1,
         n_bins=16,
         n_discriminant=None,
+        max_discriminant=None,
         alpha=1.0,
         n_selected=5,
         envelope_scale=10.0,
@@ -481,6 +486,7 @@ class SLMBoostClassifier(ClassifierMixin, _BaseSLMBoost):
         self.min_samples_leaf = min_samples_leaf
         self.n_bins = n_bins
         self.n_discriminant = n_discriminant
+        self.max_discriminant = max_discriminant
         self.alpha = alpha
         self.n_selected = n_selected
         self.envelope_scale = envelope_scale

@@ -471,12 +471,16 @@ def _select_minimax(W, costs, n_pool, cos_threshold, max_hyperplanes):
     return order[chosen]
 
 
-def _resolve_d0(n_discriminant, n_features):
+def _resolve_d0(n_discriminant, n_features, max_discriminant=None):
+    """D0 from ``n_discriminant`` (None = all, an int, or a fraction of n_features), then
+    capped at ``max_discriminant`` (None = no cap)."""
     if n_discriminant is None:
-        return n_features
-    if isinstance(n_discriminant, Integral):
-        return max(1, min(int(n_discriminant), n_features))
-    return max(1, min(n_features, int(math.ceil(float(n_discriminant) * n_features))))
+        d0 = n_features
+    elif isinstance(n_discriminant, Integral):
+        d0 = max(1, min(int(n_discriminant), n_features))
+    else:
+        d0 = max(1, min(n_features, int(math.ceil(float(n_discriminant) * n_features))))
+    return d0 if max_discriminant is None else min(d0, int(max_discriminant))
 
 
 def _grow_tree(X, crit, p, rng):
@@ -501,7 +505,7 @@ def _blas_controller():
 
 def _grow_tree_impl(X, crit, p, rng):
     n, D = X.shape
-    d0 = _resolve_d0(p["n_discriminant"], D)
+    d0 = _resolve_d0(p["n_discriminant"], D, p.get("max_discriminant"))
     envelope_full = _envelope(d0, p["envelope_scale"], p["envelope_decay"])
     tree = _SLMTree()
     max_depth = np.inf if p["max_depth"] is None else p["max_depth"]
@@ -568,6 +572,7 @@ TREE_PARAMS = (
     "min_loss",
     "n_bins",
     "n_discriminant",
+    "max_discriminant",
     "alpha",
     "n_selected",
     "envelope_scale",
@@ -602,6 +607,7 @@ def check_tree_params(est):
     _int("min_samples_leaf", 1)
     _int("n_bins", 2)
     _int("n_selected", 1)
+    _int("max_discriminant", 1, allow_none=True)
     _int("n_projections", 1)
     _int("n_pool", 1)
     _int("max_hyperplanes", 1)
@@ -654,6 +660,10 @@ _TREE_DOC_PARAMS = """
     n_discriminant : int, float or None, default=None
         D0, size of the discriminant subspace kept after the per-feature DFT (step 1);
         an int, a fraction of n_features, or None for all features.
+    max_discriminant : int or None, default=None
+        Upper bound on D0 after ``n_discriminant`` is resolved (None = no bound): a
+        fractional D0 grid stays a fraction on narrow data but does not grow with very
+        wide data (every node builds D0 basis candidates of width D0).
     alpha : float, default=1.0
         Eq. (19): p_d ∝ exp(-alpha d), probability of picking the d-th ranked feature.
     n_selected : int, default=5
@@ -771,6 +781,7 @@ class SLMClassifier(ClassifierMixin, _BaseSLMTree):
         min_loss=0.0,
         n_bins=16,
         n_discriminant=None,
+        max_discriminant=None,
         alpha=1.0,
         n_selected=5,
         envelope_scale=10.0,
@@ -789,6 +800,7 @@ class SLMClassifier(ClassifierMixin, _BaseSLMTree):
         self.min_loss = min_loss
         self.n_bins = n_bins
         self.n_discriminant = n_discriminant
+        self.max_discriminant = max_discriminant
         self.alpha = alpha
         self.n_selected = n_selected
         self.envelope_scale = envelope_scale
