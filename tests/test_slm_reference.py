@@ -29,6 +29,7 @@ from randml_core.models.slm import (
     SLMRegressor,
 )
 from randml_core.models.slm_tree import _EntropyCriterion, _MSECriterion, _NewtonCriterion
+from randml_core.models.slm_split_kernels import canonical_rows
 
 
 # ----------------------------------------------------------------- the slow reference
@@ -297,6 +298,25 @@ def test_canonical_directions_match_the_numpy_reduction():
         np.testing.assert_array_equal(got, want)
     big = rng.randint(-(10**6), 10**6, size=(40, 9)).astype(np.int64)  # no int64 key: np.unique rows
     np.testing.assert_array_equal(slm_tree._canonical_directions(big), _ref_canonical_directions(big))
+
+
+def test_wide_sparse_candidates_keep_np_unique_order():
+    """D0 >= 15: rows too wide for one int64 key go through the sparse key sort, which must
+    give np.unique(axis=0)'s rows and order (the order breaks cost ties between candidates)."""
+    rng = np.random.RandomState(1)
+    used_sparse = 0
+    for t in range(150):
+        D, n, A = rng.randint(15, 160), rng.randint(1, 300), rng.randint(1, 11)
+        P = rng.randint(1, 6) if t % 4 else rng.randint(1, D + 1)  # every 4th: dense rows, np.unique
+        C = np.zeros((n, D), dtype=np.int64)
+        for i in range(n):
+            cols = rng.choice(max(P, rng.randint(1, D + 1)), size=P, replace=False)
+            C[i, cols] = rng.randint(-A, A + 1, size=P)
+        C = np.vstack([C, np.eye(D, dtype=np.int64), -3 * C[: n // 3]])  # basis rows, multiples
+        rows, amax = canonical_rows(C.copy())
+        used_sparse += slm_tree._sparse_lex_order(rows, 2 * int(amax) + 1) is not None
+        np.testing.assert_array_equal(slm_tree._canonical_directions(C), _ref_canonical_directions(C))
+    assert 100 <= used_sparse < 150  # both paths were exercised
 
 
 def test_nan_column_is_unsplittable_as_in_the_reference():

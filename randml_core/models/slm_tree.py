@@ -304,7 +304,42 @@ def _canonical_directions(C):
         key = (C + base // 2) @ (base ** np.arange(C.shape[1] - 1, -1, -1, dtype=np.int64))
         _, first_rows = np.unique(key, return_index=True)
         return C[first_rows]
-    return np.unique(C, axis=0)
+    order = _sparse_lex_order(C, base)
+    if order is None:
+        return np.unique(C, axis=0)
+    return C[order]
+
+
+def _sparse_lex_order(C, base):
+    """Indices of the unique rows of C in lexicographic order (what np.unique(C, axis=0)
+    returns), from the non-zeros only; None when the rows are not sparse enough to gain.
+
+    Wide D0 makes np.unique(axis=0) the bulk of a node (D0 = 2308: 1.2 s of 1.5 s): it
+    compares whole rows, while a candidate has at most P random non-zeros or is a basis
+    vector.  Each row becomes its sequence of (column c, value v) non-zeros, each pair a
+    scalar key ordered as dense rows compare at the first column where they differ:
+    a negative entry at c sorts below any row that is 0 at c, a positive one above, so
+    keys run (c = 0, v < 0) < ... < (c = D-1, v < 0) < end-of-row < (c = D-1, v > 0) <
+    ... < (c = 0, v > 0), by v within a column.  Rows padded with end-of-row keys compare
+    like the dense rows; np.lexsort of the keys gives the order, equal neighbours the
+    duplicates.
+    """
+    n, D = C.shape
+    rows, cols = np.nonzero(C)  # row-major: columns ascend within a row
+    nnz = np.bincount(rows, minlength=n)
+    width = int(nnz.max(initial=0)) + 1
+    if 4 * width > D:
+        return None
+    vals = C[rows, cols]
+    end = D * base
+    keys = np.where(vals < 0, cols * base + (vals + base // 2), end + (D - cols) * base + vals)
+    K = np.full((n, width), end, dtype=np.int64)
+    starts = np.concatenate(([0], np.cumsum(nnz)[:-1]))
+    K[rows, np.arange(rows.size) - starts[rows]] = keys
+    order = np.lexsort(K.T[::-1])
+    Ks = K[order]
+    first = np.concatenate(([True], np.any(Ks[1:] != Ks[:-1], axis=1)))
+    return order[first]
 
 
 def _sample_supports(n_draws, n_dims, alpha, n_selected, rng):
