@@ -6,9 +6,10 @@ shared-work family (EEM, EEKM, LS-SVM, SVM grids) stores a standalone estimate a
 plus its share of the shared hidden layer or kernel, or the whole kernel and one factorisation for LS-SVM), so
 the compute column says what each model would cost alone and can exceed the task time.
 
-    .venv/bin/python scripts/time_profile.py EXPERIMENT [--store-dir DIR] [--top N]
+    .venv/bin/python scripts/time_profile.py EXPERIMENT [--store-dir DIR] [--top N] [--out FILE] [--note TEXT]
 
-prints markdown. The figures are the stored ``fit_seconds`` / ``predict_seconds`` / ``task_seconds``
+prints markdown (or writes it to FILE, atomically, with TEXT as a first paragraph: e.g. the command and wall
+time of the run). The figures are the stored ``fit_seconds`` / ``predict_seconds`` / ``task_seconds``
 columns, so they describe the machine and load of the run that stored them.
 """
 from __future__ import annotations
@@ -65,11 +66,20 @@ def main(argv=None) -> int:
     ap.add_argument("experiment")
     ap.add_argument("--store-dir", default=None)
     ap.add_argument("--top", type=int, default=10, help="datasets listed one by one (the rest summed)")
+    ap.add_argument("--out", default=None, help="write the markdown to this file instead of printing it")
+    ap.add_argument("--note", default="", help="a paragraph written above the tables (with --out)")
     a = ap.parse_args(argv)
     from randml_core.results import load
 
     frame = load(a.experiment, store_dir=a.store_dir, include_inner=True)
-    print(markdown(a.experiment, *profile_tables(frame), top=a.top))
+    text = markdown(a.experiment, *profile_tables(frame), top=a.top)
+    if a.out is None:
+        print(text)
+        return 0
+    from randml_core.artefacts import atomic_write
+
+    head = f"# Where `{a.experiment}`'s compute went\n\n" + (a.note.strip() + "\n\n" if a.note.strip() else "")
+    atomic_write(Path(a.out), head + text + "\n")
     return 0
 
 
