@@ -201,6 +201,28 @@ def test_staged_baselines_end_at_the_final_prediction():
     assert list(xg.staged_predict(X))[-1].tolist() == xg.predict(X).tolist()
 
 
+def test_xgboost_takes_any_labels_and_is_unchanged_on_0_to_k():
+    """SRBCT's labels 1..4 failed XGBoost ("Invalid classes"); the wrapper codes them. On labels that
+    already are 0..K-1 it is the plain XGBClassifier, prediction for prediction."""
+    from sklearn.datasets import load_wine
+    from xgboost import XGBClassifier
+    from experiments.slm.families import StagedXGBClassifier
+    X, y = load_wine(return_X_y=True)
+    kw = dict(n_estimators=5, max_depth=2, n_jobs=1, random_state=0)
+    plain, ours = XGBClassifier(**kw).fit(X, y), StagedXGBClassifier(**kw).fit(X, y)
+    np.testing.assert_array_equal(ours.predict_proba(X), plain.predict_proba(X))
+    np.testing.assert_array_equal(ours.predict(X), plain.predict(X))
+    shifted = StagedXGBClassifier(**kw).fit(X, np.array([10, 20, 40])[y])  # labels 10, 20, 40
+    assert shifted.classes_.tolist() == [10, 20, 40]
+    np.testing.assert_array_equal(shifted.predict_proba(X), plain.predict_proba(X))
+    np.testing.assert_array_equal(shifted.predict(X), np.array([10, 20, 40])[plain.predict(X)])
+    assert list(shifted.staged_predict(X))[-1].tolist() == shifted.predict(X).tolist()
+    words = StagedXGBClassifier(**kw).fit(X, np.array(["a", "b", "c"])[y])
+    assert set(words.predict(X)) <= {"a", "b", "c"} and words.classes_.tolist() == ["a", "b", "c"]
+    refit = words.fit(X, y)  # a refit forgets the earlier labels
+    assert refit.classes_.tolist() == [0, 1, 2]
+
+
 def test_model_size_counts_by_hand():
     from sklearn.svm import SVC
     from sklearn.tree import DecisionTreeClassifier

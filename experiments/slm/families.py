@@ -68,7 +68,26 @@ class StagedRandomForestClassifier(RandomForestClassifier):
 
 class StagedXGBClassifier(XGBClassifier):
     """XGBoost's classifier plus the prediction after the first k boosting rounds
-    (``iteration_range=(0, k)``; no refit)."""
+    (``iteration_range=(0, k)``; no refit), on any class labels.
+
+    XGBoost (>= 2) takes only the labels 0..K-1 ("Invalid classes inferred from unique values
+    of `y`": SRBCT's 1..4 failed every cell). The labels are coded 0..K-1 in sorted order before
+    the fit and decoded by ``predict`` / ``classes_``: on labels that already are 0..K-1 the
+    codes are the labels, so the fit and every stored cell are unchanged."""
+
+    def fit(self, X, y, **kwargs):
+        self.__dict__.pop("labels_", None)  # XGBoost's fit reads classes_; no labels of an earlier fit
+        labels, codes = np.unique(np.asarray(y), return_inverse=True)
+        super().fit(X, codes, **kwargs)
+        self.labels_ = labels
+        return self
+
+    @property
+    def classes_(self):
+        return self.__dict__.get("labels_", np.arange(self.n_classes_))
+
+    def predict(self, X, **kwargs):
+        return np.asarray(self.classes_)[np.asarray(super().predict(X, **kwargs), dtype=np.intp)]
 
     def staged_predict_proba(self, X):
         for k in range(1, self.get_booster().num_boosted_rounds() + 1):
