@@ -41,6 +41,22 @@ def test_nested_selection_uses_inner_folds_per_outer_fold():
     assert s["mean"] == pytest.approx(np.mean([0.9, 0.95, 0.8])) and s["n_folds"] == 3
 
 
+def test_nested_selection_names_skipped_and_failed_models_as_select_best_does():
+    f = frame()
+    skipped = f.assign(model="S", status="skipped", gmean=np.nan)          # every row skipped by rule
+    failed = f.assign(model="F", status="failed", gmean=np.nan)            # every row failed
+    full = pd.concat([f, skipped, failed], ignore_index=True)
+    for pick in (select_best(full), select_nested(full)):
+        by = pick.set_index("model")
+        assert bool(by.loc["S", "skipped"]) and by.loc["S", "n_folds"] == 0
+        # n_failed counts the outer rows not ok (2 settings x 3 folds), as select_best does
+        assert not bool(by.loc["F", "skipped"]) and by.loc["F", "n_folds"] == 0 and by.loc["F", "n_failed"] == 6
+        assert not bool(by.loc["M", "skipped"]) and by.loc["M", "n_folds"] == 3
+        t = Table("T", ["d"], ["M", "S", "F"], pick, {}, [], skipped_text="not run (skipped by rule)")
+        assert t.cell_text("d", "S") == "not run (skipped by rule)"
+        assert t.cell_text("d", "F") == "failed (6 cells)"
+
+
 def test_criterion_selection_per_fold():
     s = select_by_criterion(frame(), "x_c").iloc[0]
     # fold 0: B (2.0) -> 0.6; fold 1: A (3.0) -> 0.7; fold 2: B (0.7) -> 0.85
@@ -93,3 +109,20 @@ def test_grid_edge_counts_count_the_splits_whose_pick_is_on_an_edge():
     # d1: depth at 2 on two splits and at 8 on one of four (grid sorted); d2 always inside; lr has 2 values: not flagged
     assert grid_edge_counts(picks, [v]) == ["d1 / M: depth at a grid edge (2 on 2, 8 on 1 of 4 splits; grid 2, 4, 8)"]
     assert len(grid_edge_counts(picks, [v], min_values=2)) == 3  # lr too, on d1 and d2 (both its values are edges)
+
+
+def test_complete_models_are_those_scored_on_every_dataset():
+    from randml_core.report.generic import complete_models
+    rows = []
+    for d in ("d1", "d2", "d3"):
+        for m in ("M1", "M2", "M3"):
+            skip = m == "M3" and d != "d1"  # a binary-only model on two multiclass sets
+            for f in range(3):
+                rows.append(dict(dataset=d, model=m, params_json="{}", repeat=0, fold=f, inner_fold=-1,
+                                 gmean=np.nan if skip else 0.5 + 0.1 * f, converged=True,
+                                 status="skipped" if skip else "ok"))
+    f = pd.DataFrame(rows)
+    assert complete_models(f, "gmean", "best_mean", ["M1", "M2", "M3"]) == ["M1", "M2"]
+    assert complete_models(f, "gmean", "best_mean", ["M1", "M2"]) == []          # nothing dropped
+    assert complete_models(f, "gmean", "best_mean", ["M1", "M3"]) == []          # 1 complete model
+    assert complete_models(f[f.model != "M3"], "gmean", "best_mean", ["M1", "M2", "M3"]) == []

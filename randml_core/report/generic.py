@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..stats import higher_is_better
-from .comparison import comparison_section, selected
+from .comparison import comparison_section, score_matrix, selected
 from .tables import Table, cell_counts, grid_edge_flags
 
 
@@ -22,6 +22,17 @@ def metrics_of(ctx) -> list[str]:
     tasks = set(ctx.frame["rmse"].notna().map({True: "regression", False: "classification"})) \
         if "rmse" in ctx.frame.columns and len(ctx.frame) else {"classification"}
     return ["rmse"] if tasks == {"regression"} else ["gmean"]
+
+
+def complete_models(frame: pd.DataFrame, metric: str, rule: str, columns: list[str]) -> list[str]:
+    """The models with a score on every dataset that has one, when some model lacks one (e.g. a binary-only
+    model on multiclass sets): the comparison over all models drops those datasets, this one keeps them.
+    [] when no dataset is dropped or fewer than 2 models are complete."""
+    matrix = score_matrix(frame, metric, rule, columns).dropna(how="all")
+    if matrix.empty or not matrix.isna().any().any():
+        return []
+    complete = [m for m in matrix.columns if matrix[m].notna().all()]
+    return complete if len(complete) >= 2 else []
 
 
 def build(ctx) -> list:
@@ -63,6 +74,14 @@ def build(ctx) -> list:
                                             f"{metric}, {words}", rule, columns, ctx.artefacts) if len(frame) else ("", [])
             stats.append(text)
             paths += figs
+            complete = complete_models(frame, metric, rule, columns) if len(frame) else []
+            if complete:
+                text, figs = comparison_section(
+                    frame, metric, ctx.results_dir / "figures" / f"{stem}_complete_cd",
+                    f"{metric}, {words}: the {len(complete)} models scored on every dataset", rule, complete,
+                    ctx.artefacts)
+                stats.append(text)
+                paths += figs
     if any(stats[1:]):
         paths.append(ctx.artefacts.write_text(ctx.results_dir / "tables" / f"{spec.name}_stats.md", "\n".join(stats)))
     return paths

@@ -136,7 +136,16 @@ def select_nested(frame: pd.DataFrame, metric: str = "gmean") -> pd.DataFrame:
         mean=(metric, "mean"), std=(metric, "std"), n_folds=(metric, "size"), n_ok=("_ok", "sum"),
         n_bounded=("_bounded", "sum"), params_json=("params_json", lambda s: s.value_counts().index[0]))
     res["n_failed"] = res["n_folds"] - res["n_ok"]
-    return res.reset_index().assign(skipped=False)[SUMMARY_COLUMNS]
+    res = res.reset_index().assign(skipped=False)[SUMMARY_COLUMNS]
+    # a (dataset, model) without a nested pick: as select_best, say whether it was skipped by rule or failed
+    outer = _flags(outer_rows(frame))
+    groups = outer.groupby(["dataset", "model"], sort=False).agg(
+        n_failed=("_ok", lambda ok: int((~ok).sum())), skipped=("_skipped", "all"))
+    empty = groups.loc[groups.index.difference(res.set_index(["dataset", "model"]).index)].reset_index()
+    if empty.empty:
+        return res
+    empty = empty.assign(mean=np.nan, std=np.nan, n_folds=0, n_bounded=0, params_json=None)
+    return pd.concat([res, empty[SUMMARY_COLUMNS]], ignore_index=True)
 
 
 @dataclass
