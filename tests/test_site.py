@@ -157,6 +157,30 @@ def test_build_on_small_results(small_results, tmp_path):
     assert {p: p.read_bytes() for p in site.rglob("*") if p.is_file()} == before
 
 
+def test_leaderboard_report_gets_its_own_page(small_results, tmp_path):
+    t, f = small_results / "tables", small_results / "figures"
+    (t / "leaderboard.md").write_text("# leaderboard: gmean\n\n| dataset | A | B |\n|---|---|---|\n| d | 0.9 | 0.8 |\n")
+    (t / "leaderboard.csv").write_text("dataset,A mean\nd,0.9\n")
+    (t / "leaderboard_nested.md").write_text("# leaderboard: gmean (nested CV selection)\n")
+    (t / "leaderboard_stats.md").write_text("# ranks\n\n![critical difference diagram](../figures/leaderboard_cd.png)\n")
+    (t / "leaderboard_profile.md").write_text("# Where the compute went\n\nSLM Boost 40 %\n")
+    tiny_png(f / "leaderboard_cd.png")
+    site = tmp_path / "site"
+    build_site(small_results, site)
+    page = (site / "leaderboard.html").read_text()
+    c = Collect(page)
+    targets = {os.path.normpath(site / h).split(os.sep)[-1] for h in c.links + c.imgs if "#" not in h}
+    assert {"leaderboard.md", "leaderboard.csv", "leaderboard_nested.md", "leaderboard_stats.md",
+            "leaderboard_profile.md", "leaderboard_cd.png", "leaderboard.yaml"} <= targets
+    compute = page.split('id="compute"')[1].split('id="provenance"')[0]
+    assert "SLM Boost 40 %" in compute and "ranks" in page.split('id="statistics"')[1].split('id="figures"')[0]
+    index = (site / "index.html").read_text()
+    others = index.split('id="other"')[1] if 'id="other"' in index else ""
+    assert 'href="leaderboard.html"' in index and "leaderboard" not in others  # its files are the page's
+    assert all('href="leaderboard.html"' in p.read_text() for p in site.glob("*.html"))  # in every nav
+    assert check_static(site) == []
+
+
 def test_static_check_finds_broken_links(small_results, tmp_path):
     site = tmp_path / "site"
     build_site(small_results, site)

@@ -1,4 +1,5 @@
-"""Build the static results site: ``index.html``, one page per paper, ``datasets.html``.
+"""Build the static results site: ``index.html``, one page per paper, ``leaderboard.html`` (the cross-paper
+experiment, when its report is in ``results/tables``), ``datasets.html``.
 
 Pages are plain HTML with relative links to the files in ``results/tables`` and
 ``results/figures`` (nothing is copied), one stylesheet and one small sorting script; they open
@@ -21,6 +22,7 @@ from .mdrender import badge, render, render_inline, section_of, tables_after_hea
 from .papers import PAPERS, Artefacts, Paper, published, artefacts, code_versions, experiments, siblings
 
 CSV_ROWS_SHOWN = 400  # a data CSV with more rows is linked, not shown
+LEADERBOARD = "leaderboard"  # the cross-paper experiment (conf/experiment/leaderboard.yaml): a page of its own
 esc = html.escape
 
 
@@ -31,6 +33,7 @@ class Site:
         self.catalogue = (self.repo / "datasets" / "README.md")
         self.arts = {p.key: artefacts(p, self.results) for p in PAPERS}
         self.experiments = experiments(self.repo / "conf")
+        self.leaderboard = leaderboard_artefacts(self.results)
 
     # -- helpers ---------------------------------------------------------------------------------
     def href(self, path: Path) -> str:
@@ -45,7 +48,7 @@ class Site:
 
     def page(self, name: str, title: str, body: str) -> str:
         nav = [("index.html", "Overview"), *[(f"{p.key}.html", p.short) for p in PAPERS],
-               ("datasets.html", "Datasets")]
+               *([("leaderboard.html", "Leaderboard")] if self.leaderboard else []), ("datasets.html", "Datasets")]
         current = ' aria-current="page"'
         links = "".join(f'<a href="{h}"{current if h == name else ""}>{esc(t)}</a>' for h, t in nav)
         return f"""<!doctype html>
@@ -136,6 +139,42 @@ relative links: no server, no network. Click a table header to sort.</div></foot
         parts.append('<h2 id="provenance">Provenance</h2>' + self.provenance(paper, a))
         return self.page(f"{paper.key}.html", paper.short, "\n".join(parts))
 
+    def leaderboard_page(self) -> str:
+        """The cross-paper leaderboard: its tables, statistics (ranks, CD diagrams), compute profile, config."""
+        a = self.leaderboard
+        config = next((e for e in self.experiments if e.name == LEADERBOARD), None)
+        lead = ("Every classifier of the five papers and the usual baselines on every classification dataset of "
+                "the papers that loads offline, under one protocol; ranks and critical-difference diagrams over the "
+                "datasets. Rerun: <code>make leaderboard-full</code> (<code>randml run experiment=leaderboard</code>, "
+                "then <code>randml report experiment=leaderboard</code>).")
+        parts = ["<h1>Cross-paper leaderboard</h1>", f'<p class="lead">{lead}</p>',
+                 '<nav class="toc"><a href="#tables">Tables</a><a href="#statistics">Statistics</a>'
+                 '<a href="#figures">Figures</a><a href="#compute">Compute</a><a href="#provenance">Provenance</a></nav>',
+                 '<h2 id="tables">Tables</h2>']
+        parts += [f'<article class="artefact" id="{esc(p.stem)}">{self.files_line(p)}{self.md(p)}</article>'
+                  for p in a.tables]
+        parts.append('<h2 id="statistics">Statistics</h2>')
+        parts += [f'<article class="artefact stats">{self.files_line(p)}{self.md(p)}</article>' for p in a.stats]
+        if not a.stats:
+            parts.append('<p class="placeholder">No statistics: the report writes them with the tables.</p>')
+        parts.append('<h2 id="figures">Figures</h2>')
+        parts += [f'<figure id="{esc(p.stem)}"><img src="{self.href(p)}" alt="{esc(p.stem)}"><figcaption>'
+                  f'{esc(p.stem)}: ' + " ".join(f'<a href="{self.href(q)}">{esc(q.suffix[1:])}</a>' for q in siblings(p))
+                  + "</figcaption></figure>" for p in a.figures]
+        parts.append('<h2 id="compute">Compute</h2>')
+        parts += [f'<article class="artefact">{self.files_line(p)}{self.md(p)}</article>' for p in a.bench]
+        if not a.bench:
+            parts.append('<p class="placeholder">No compute profile (scripts/time_profile.py writes one).</p>')
+        parts.append('<h2 id="provenance">Provenance</h2>')
+        if config is not None:
+            parts.append(f'<p>Config: <a href="{self.href(config.config)}">{esc(config.config.name)}</a> '
+                         "(datasets, models, grids and why each is there, in its header comment).</p>")
+        rows = [f'<tr><td><a href="{self.href(p)}">{esc(p.name)}</a></td><td>{esc(", ".join(v)) or "-"}</td></tr>'
+                for p in a.all() for v in [code_versions(p)] if p.suffix != ".png"]
+        parts.append('<div class="scroll"><table class="sortable"><thead><tr><th>artefact</th><th>code version</th>'
+                     "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>")
+        return self.page("leaderboard.html", "Leaderboard", "\n".join(parts))
+
     def provenance(self, paper: Paper, a: Artefacts) -> str:
         out = ["<h3>Experiments and how to rerun them</h3>"]
         rows = []
@@ -215,7 +254,8 @@ relative links: no server, no network. Click a table header to sort.</div></foot
                         f"<td>{len(a.stats) or '-'}</td><td>{len(a.bench) or '-'}</td></tr>")
         readme = self.repo / "README.md"
         status = section_of(readme.read_text(), "Status") if readme.exists() else ""
-        claimed = {q.resolve() for a in self.arts.values() for p in a.all() for q in siblings(p)}
+        claimed = {q.resolve() for a in [*self.arts.values(), *([self.leaderboard] if self.leaderboard else [])]
+                   for p in a.all() for q in siblings(p)}
         others = [p for d in ("tables", "figures") if (self.results / d).is_dir()
                   for p in sorted((self.results / d).iterdir())
                   if p.is_file() and not p.name.startswith(".") and published(p) and p.resolve() not in claimed]
@@ -233,7 +273,10 @@ relative links: no server, no network. Click a table header to sort.</div></foot
             body.append('<h2 id="status">Status</h2><p>From <code>README.md</code>: what is done and what could not be '
                         "run here.</p>" + render(status, self.out, readme.parent, 1))
         body.append('<h2 id="more">More</h2><ul>'
-                    '<li><a href="datasets.html">Datasets</a>: the catalogue of every registered dataset, its source and '
+                    + ('<li><a href="leaderboard.html">Cross-paper leaderboard</a>: every classifier of the papers and '
+                       "the baselines on every offline classification set, one protocol, ranks and CD diagrams.</li>"
+                       if self.leaderboard else "")
+                    + '<li><a href="datasets.html">Datasets</a>: the catalogue of every registered dataset, its source and '
                     "substitutes.</li>"
                     + (f'<li><a href="{self.href(notebook)}">notebooks/explore_results.ipynb</a>: load, pivot, select, '
                        "plot and compare stored results yourself (<code>randml_core.results.load</code>).</li>"
@@ -249,7 +292,22 @@ relative links: no server, no network. Click a table header to sort.</div></foot
     def pages(self) -> dict[str, str]:
         out = {"index.html": self.index_page(), "datasets.html": self.datasets_page()}
         out.update({f"{p.key}.html": self.paper_page(p) for p in PAPERS})
+        if self.leaderboard:
+            out["leaderboard.html"] = self.leaderboard_page()
         return out
+
+
+def leaderboard_artefacts(results: Path) -> Artefacts | None:
+    """The leaderboard report's files: ``leaderboard.md`` and ``leaderboard_<rule>.md`` tables, ``_stats.md``,
+    ``_profile.md`` (compute), ``leaderboard_*.png``; None when its table is not in ``results/tables``."""
+    tables, figures = results / "tables", results / "figures"
+    if not (tables / f"{LEADERBOARD}.md").is_file():
+        return None
+    a = Artefacts()
+    for p in sorted(filter(published, [tables / f"{LEADERBOARD}.md", *tables.glob(f"{LEADERBOARD}_*.md")])):
+        (a.stats if p.stem.endswith("_stats") else a.bench if p.stem.endswith("_profile") else a.tables).append(p)
+    a.figures = sorted(filter(published, figures.glob(f"{LEADERBOARD}_*.png"))) if figures.is_dir() else []
+    return a
 
 
 def build_site(results: str | os.PathLike = REPO_ROOT / "results", out: str | os.PathLike | None = None,
