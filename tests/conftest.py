@@ -9,6 +9,7 @@ A test that wants the machine's optional data opts in with ``@pytest.mark.system
 skipped, with the reason, where that data is absent.
 """
 import os
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -26,6 +27,12 @@ os.environ["RANDML_OFFLINE"] = "1"
 os.environ["RANDML_SYSTEM_DATA"] = "0"
 os.environ["RANDML_DATA_CACHE"] = tempfile.mkdtemp(prefix="randml-test-cache-")
 os.environ["RANDML_CHECKS_CACHE"] = tempfile.mkdtemp(prefix="randml-test-checks-")  # randml_core/checkmemo.py
+
+# A suite started in the background (`make test &`, nohup) inherits SIGINT ignored, and so would every subprocess
+# it starts: the Ctrl-C tests (tests/test_artefacts.py, test_store_faults.py) would then test nothing and fail.
+# Python's own handler is restored; a caught signal is reset to the default at exec, so subprocesses get it too.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_configure(config):
