@@ -47,6 +47,19 @@ def _system_data_opt_in(request, monkeypatch):
 
 
 @pytest.fixture
+def script():
+    """``script("predict_scale")``: the module of ``scripts/predict_scale.py`` (scripts are not a package)."""
+    import importlib.util
+
+    def load(name: str):
+        spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod
+    return load
+
+
+@pytest.fixture
 def compose():
     """Compose the Hydra config with overrides and validate it into an ExperimentSpec."""
     from hydra import compose as hcompose, initialize_config_dir

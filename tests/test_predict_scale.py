@@ -1,22 +1,11 @@
 """scripts/predict_scale.py: costs assumed for unstored datasets are used, counted and named (hand-worked)."""
-import importlib.util
 import math
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
 
-
-def _module():
-    spec = importlib.util.spec_from_file_location("predict_scale", ROOT / "scripts" / "predict_scale.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def test_assumed_costs_fill_only_the_named_dataset(tmp_path):
-    mod = _module()
+def test_assumed_costs_fill_only_the_named_dataset(tmp_path, script):
+    mod = script("predict_scale")
     empty = str(tmp_path / "store")
     bare = mod.predict("smoke", empty)
     assert bare["timed_tasks"] == 0 and bare["untimed"] == ["heart", "synthetic-binary"] and bare["assumed"] == {}
@@ -29,8 +18,8 @@ def test_assumed_costs_fill_only_the_named_dataset(tmp_path):
     assert r["walls"][2] == 10.0 * math.ceil(n_heart / 2) and r["walls"][256] == 10.0
 
 
-def test_bad_assume_is_refused_before_any_work(capsys):
-    mod = _module()
+def test_bad_assume_is_refused_before_any_work(capsys, script):
+    mod = script("predict_scale")
     with pytest.raises(SystemExit) as e:
         mod.main(["--only", "smoke", "--assume", "heart=10", "--out", "/nonexistent/never-written.md"])
     assert e.value.code == 2

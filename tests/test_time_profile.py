@@ -1,22 +1,11 @@
 """scripts/time_profile.py: per-model / per-dataset compute shares on a hand-worked frame."""
-import importlib.util
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
 
-
-def _module():
-    spec = importlib.util.spec_from_file_location("time_profile", ROOT / "scripts" / "time_profile.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def test_shares_and_task_seconds_are_hand_worked():
-    mod = _module()
+def test_shares_and_task_seconds_are_hand_worked(script):
+    mod = script("time_profile")
     # two tasks on "a" (outer fold 0, inner fold 0 of it) and one on "b"; task seconds repeat on every row
     f = pd.DataFrame({
         "dataset": ["a", "a", "a", "a", "b", "b"],
