@@ -21,7 +21,8 @@ from sklearn.datasets import load_digits
 from threadpoolctl import threadpool_limits
 
 from experiments.elmboost.families import (ELMBoostImageClassifier, boost_flops, evaluate_elmboost, zero_pixels)
-from experiments.elmboost.report import decide, from_levels, previous_as_records, summarise, vs_plain_margin
+from experiments.elmboost.report import (decide, from_levels, pool, pooled_lines, previous_as_records, summarise,
+                                        vs_plain_margin)
 from randml_core.report import claims as C
 from randml_core.data import get_spec, load_dataset, register
 from randml_core.data import registry as registry_mod
@@ -518,3 +519,81 @@ def test_from_levels_regenerates_the_claims_without_the_store(tmp_path):
     assert "model seeds stored: mnist 2 of 3 planned, mnist-5k 2 of 3 planned" in md
     from_levels(csv, tmp_path)  # second run compares with the first: nothing changed
     assert "No verdict changed." in (tmp_path / "tables" / "elmboost_claims.md").read_text()
+
+
+# ----------------------------------------------------------------------------- seeds pooled onto an earlier csv
+def _long(values: dict) -> pd.DataFrame:
+    """{(dataset, kind, repeat): [acc per level]} -> the long per-seed frame ``summarise`` reads."""
+    return pd.DataFrame([{"dataset": ds, "model": f"{kind}-tanh", "activation": "tanh", "noise": 0.0, "kind": kind,
+                          "n_steps": 50, "seed": 100 + r, "repeat": r, "level": lv, "accuracy": a}
+                         for (ds, kind, r), accs in values.items() for lv, a in enumerate(accs)])
+
+
+def test_pool_adds_disjoint_repeats_exactly_and_refuses_a_partial_overlap():
+    # hand-worked: an old csv row without a repeats column (seeds 2 -> repeats 0 1) plus the store's repeat 2
+    base = pd.DataFrame([{"dataset": "fashion-mnist", "model": "boost-tanh", "activation": "tanh", "noise": 0,
+                          "kind": "boost", "level": 0, "mean": 85.065, "min": 84.96, "max": 85.17, "seeds": 2},
+                         {"dataset": "mnist", "model": "boost-tanh", "activation": "tanh", "noise": 0,
+                          "kind": "boost", "level": 0, "mean": 98.0, "min": 97.9, "max": 98.1, "seeds": 3}])
+    new = summarise(_long({("fashion-mnist", "boost", 2): [85.0], ("mnist-5k", "boost", 0): [95.5]}))
+    s, how = pool(base, new)
+    f = s[s.dataset == "fashion-mnist"].iloc[0]
+    assert f["mean"] == pytest.approx((2 * 85.065 + 85.0) / 3) and (f["min"], f["max"]) == (84.96, 85.17)
+    assert f["seeds"] == 3 and f["repeats"] == "0 1 2"
+    m, k = s[s.dataset == "mnist"].iloc[0], s[s.dataset == "mnist-5k"].iloc[0]
+    assert (m["mean"], m["seeds"], m["repeats"]) == (98.0, 3, "0 1 2")  # base only: kept as it was
+    assert (k["mean"], k["seeds"], k["repeats"]) == (95.5, 1, "0")      # store only: kept
+    assert how["fashion-mnist"] == {("0 1", "2", "pooled")}
+    lines = pooled_lines(how, "`old.csv`", ["mnist", "fashion-mnist", "mnist-5k"])
+    assert lines == ["- mnist: repeats 0 1 2 from `old.csv` (none in the store)",
+                     "- fashion-mnist: repeats 0 1 from `old.csv` pooled with repeats 2 from the store",
+                     "- mnist-5k: repeats 0 from the store (none in `old.csv`)"]
+    # a store whose repeats include the csv's replaces it; a store inside the csv adds nothing
+    full = summarise(_long({("fashion-mnist", "boost", r): [a] for r, a in ((0, 84.96), (1, 85.17), (2, 85.0))}))
+    s2, how2 = pool(base, full)
+    assert s2[s2.dataset == "fashion-mnist"]["mean"].iloc[0] == pytest.approx(full["mean"].iloc[0])
+    assert how2["fashion-mnist"] == {("0 1", "0 1 2", "store")}
+    s3, _ = pool(s, new)  # pooling the same store twice is a no-op
+    pd.testing.assert_frame_equal(s3, s)
+    # repeats {1, 2} against the csv's {0, 1}: the summaries cannot be split by repeat
+    part = summarise(_long({("fashion-mnist", "boost", r): [85.0] for r in (1, 2)}))
+    with pytest.raises(ValueError, match=r"fashion-mnist boost-tanh level 0: the store has repeats \[1, 2\] and the "
+                                         r"earlier levels csv \[0, 1\]; they overlap in part"):
+        pool(base, part)
+
+
+def test_pooled_summaries_equal_the_summary_of_all_seeds():
+    rng = np.random.default_rng(5)
+    acc = {(ds, kind, r): list(np.round(rng.uniform(80, 99, 6), 2))
+           for ds in ("mnist", "fashion-mnist") for kind in ("boost", "plain") for r in range(5)}
+    every = summarise(_long(acc))
+    old = summarise(_long({k: v for k, v in acc.items() if k[2] < 3})).drop(columns="repeats")  # a pre-column csv
+    s, _ = pool(old, summarise(_long({k: v for k, v in acc.items() if k[2] >= 3})))
+    pd.testing.assert_frame_equal(s[every.columns], every, check_dtype=False, rtol=1e-12)
+
+
+def test_report_pools_the_store_onto_an_earlier_levels_csv(compose, tmp_path):
+    """Repeat 0 reported from one store, repeat 1 run into another and pooled onto that csv = both repeats run
+    into one store: same levels csv, and the claims say where each repeat came from."""
+    from randml_core.report import build_report
+    from randml_core.runner import run
+
+    def levels(store, res, shard=None, *extra):
+        spec = compose(*QUICK, *extra)
+        run(spec, str(tmp_path / store), n_jobs=1, progress=False, shard=shard)
+        build_report(spec, str(tmp_path / store), str(tmp_path / res))
+        return pd.read_csv(tmp_path / res / "tables" / "t_levels.csv", dtype={"repeats": str})
+
+    both = levels("all", "res_all")
+    assert set(both["repeats"]) == {"0 1"}
+    old = levels("first", "res_first", "0/2")
+    assert set(old["repeats"]) == {"0"} and set(old["seeds"]) == {1}
+    base = tmp_path / "res_first" / "tables" / "t_levels.csv"
+    pooled = levels("second", "res_pooled", "1/2", f"+experiment.elmboost_base_levels={base}")
+    cols = ["dataset", "model", "level", "mean", "min", "max", "seeds", "repeats"]
+    pd.testing.assert_frame_equal(pooled[cols], both[cols], rtol=1e-9)  # the csv keeps 10 significant digits
+    md = (tmp_path / "res_pooled" / "tables" / "t_claims.md").read_text()
+    assert "- digits-8x8: repeats 0 from `t_levels.csv` pooled with repeats 1 from the store" in md
+    spec = compose(*QUICK, "+experiment.elmboost_base_levels=" + str(tmp_path / "nope.csv"))
+    with pytest.raises(FileNotFoundError, match="elmboost_base_levels=.*nope.csv: no such file"):
+        build_report(spec, str(tmp_path / "second"), str(tmp_path / "res_x"))

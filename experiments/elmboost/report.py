@@ -5,7 +5,8 @@
   band = min..max over seeds, dashed = the same fits on the 10%-pixels-zeroed test set, dotted
   horizontal line = the plain ridge ELM (one solve), grey line = the paper's value where it states
   one (Section 3.1: MNIST > 98.9 %, Fashion > 91.3 % for l >= 7); the footer states the seeds stored.
-- ``tables/<prefix>_levels.csv``: accuracy per (dataset, variant, level): mean, min, max, seeds.
+- ``tables/<prefix>_levels.csv``: accuracy per (dataset, variant, level): mean, min, max, seeds, and the
+  protocol repeats they pool (``repeats``, e.g. "0 1 2"; absent in csvs written before it: read as 0..seeds-1).
 - ``tables/<prefix>_claims.md`` (+ ``.json``): every claim of the paper quoted, decided by the rule beside it
   (``RULE``) with the verdicts of :mod:`randml_core.report.claims` (held / not held / inconclusive / not
   tested) on the real datasets (MNIST, Fashion-MNIST), the substitutes (mnist-5k) in their own column,
@@ -16,6 +17,12 @@ The claims need only the levels csv: ``python -m experiments.elmboost.report --f
 results/tables/elmboost_levels.csv`` regenerates the claims files without the store (the full runs
 take hours). Levels: the stored stage ``s`` is the number of levels fitted, so the paper's l = s - 1.
 For each (dataset, variant, seed) the row with the most levels is used (a shorter cell is a prefix of it).
+
+Adding seeds to a snapshot whose store is gone (each 60k fit is ~35 min of one core): run only the new repeats
+(e.g. ``randml run experiment=elmboost 'experiment.datasets=[fashion-mnist]' protocol.repeats=3 shard=2/3``: the
+plan has one task per repeat, so shard 2/3 is repeat 2), then ``make elmboost-pooled`` (the report with
+``experiment.elmboost_base_levels=results/tables/elmboost_levels.csv``) pools the store's summary onto the
+committed csv (:func:`pool`: exact for disjoint repeats; the claims say which repeat came from where).
 """
 from __future__ import annotations
 
@@ -136,20 +143,96 @@ def curves(rows: pd.DataFrame) -> pd.DataFrame:
                                      "level", "accuracy"])
     best = ok.sort_values("n_levels").groupby(["dataset", "model", "seed"], sort=False).tail(1)
     long = staged(best.assign(fold=0, inner_fold=-1, params_json=""),
-                  id_columns=("dataset", "model", "activation", "noise", "kind", "n_steps", "seed"))
+                  id_columns=("dataset", "model", "activation", "noise", "kind", "n_steps", "seed", "repeat"))
     long["level"] = long["stage"].astype(int) - 1
     long["accuracy"] = 100.0 * long["accuracy"].astype(float)
-    return long[["dataset", "model", "activation", "noise", "kind", "n_steps", "seed", "level", "accuracy"]]
+    return long[["dataset", "model", "activation", "noise", "kind", "n_steps", "seed", "repeat", "level", "accuracy"]]
+
+
+#: the columns that name one row of the per-level summary
+LEVEL_KEY = ["dataset", "model", "activation", "noise", "kind", "level"]
 
 
 def summarise(long: pd.DataFrame) -> pd.DataFrame:
-    """Per (dataset, model, level): mean / min / max accuracy (%) over seeds and the seed count."""
+    """Per (dataset, model, level): mean / min / max accuracy (%) over seeds, the seed count and (when the
+    frame has the protocol's ``repeat``) ``repeats``, the repeat indices pooled, e.g. "0 1 2"."""
     if long.empty:
-        return pd.DataFrame(columns=["dataset", "model", "activation", "noise", "kind", "level", "mean", "min",
-                                     "max", "seeds"])
-    g = long.groupby(["dataset", "model", "activation", "noise", "kind", "level"], sort=False)["accuracy"]
-    s = pd.DataFrame({"mean": g.mean(), "min": g.min(), "max": g.max(), "seeds": g.size()}).reset_index()
-    return s.sort_values(["dataset", "model", "level"]).reset_index(drop=True)
+        return pd.DataFrame(columns=[*LEVEL_KEY, "mean", "min", "max", "seeds", "repeats"])
+    g = long.groupby(LEVEL_KEY, sort=False)["accuracy"]
+    s = pd.DataFrame({"mean": g.mean(), "min": g.min(), "max": g.max(), "seeds": g.size()})
+    if "repeat" in long:
+        s["repeats"] = long.groupby(LEVEL_KEY, sort=False)["repeat"].agg(
+            lambda r: " ".join(str(int(v)) for v in sorted(set(r))))
+    return s.reset_index().sort_values(["dataset", "model", "level"]).reset_index(drop=True)
+
+
+def repeat_set(row) -> frozenset:
+    """The protocol repeats one summary row pools: its ``repeats`` column, or, in a levels csv written before
+    that column existed, 0..seeds-1 (every make target ran ``protocol.repeats = seeds`` from repeat 0)."""
+    r = row.get("repeats")
+    if r is None or (isinstance(r, float) and np.isnan(r)):
+        return frozenset(range(int(row["seeds"])))
+    return frozenset(int(v) for v in str(r).split())
+
+
+def pool(base: pd.DataFrame, new: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+    """The per-level summary of ``new`` (the store) added to an earlier one, ``base`` (a committed levels csv),
+    row by row (:data:`LEVEL_KEY`): a row in one only is kept; where the store's repeats include the base's it
+    replaces the base row; where they are disjoint the two are pooled exactly (mean weighted by seeds, min of the
+    mins, max of the maxes, seeds and repeats added); a row whose repeats overlap only in part cannot be pooled
+    from summaries and raises ValueError. Returns the summary and {dataset: {(base repeats, store repeats, action)}}
+    for the report's provenance line."""
+    def rows(frame):
+        out = {}
+        for r in frame.to_dict("records"):
+            k = (r["dataset"], r["model"], r["activation"], float(r["noise"]), r["kind"], int(r["level"]))
+            out[k] = dict(r, noise=k[3], level=k[5], repeats=" ".join(map(str, sorted(repeat_set(r)))))
+        return out
+
+    b, n = rows(base), rows(new)
+    merged, how = [], {}
+    for k in list(b) + [k for k in n if k not in b]:
+        rb, rn = b.get(k), n.get(k)
+        if rn is None or rb is None:
+            row, act = rb or rn, "base only" if rn is None else "store only"
+            sb = sn = repeat_set(row)
+        else:
+            sb, sn = repeat_set(rb), repeat_set(rn)
+            if sb <= sn:
+                row, act = rn, "store"
+            elif sn <= sb:
+                row, act = rb, "base (the store adds no repeat)"
+            elif sb & sn:
+                raise ValueError(f"{k[0]} {k[1]} level {k[5]}: the store has repeats {sorted(sn)} and the earlier "
+                                 f"levels csv {sorted(sb)}; they overlap in part, and a summary of mean / min / max "
+                                 f"cannot be split by repeat. Run the missing repeats into the store instead (or "
+                                 f"pool a csv whose repeats are disjoint from the store's)")
+            else:
+                ns, nn = int(rb["seeds"]), int(rn["seeds"])
+                row = dict(rb, mean=(float(rb["mean"]) * ns + float(rn["mean"]) * nn) / (ns + nn),
+                           min=min(float(rb["min"]), float(rn["min"])), max=max(float(rb["max"]), float(rn["max"])),
+                           seeds=ns + nn, repeats=" ".join(map(str, sorted(sb | sn))))
+                act = "pooled"
+        merged.append({c: row[c] for c in [*LEVEL_KEY, "mean", "min", "max", "seeds", "repeats"]})
+        how.setdefault(k[0], set()).add((" ".join(map(str, sorted(sb))) if act != "store only" else "",
+                                         " ".join(map(str, sorted(sn))) if act != "base only" else "", act))
+    s = pd.DataFrame(merged, columns=[*LEVEL_KEY, "mean", "min", "max", "seeds", "repeats"])
+    s["seeds"] = s["seeds"].astype(int)
+    return s.sort_values(["dataset", "model", "level"]).reset_index(drop=True), how
+
+
+def pooled_lines(how: dict, base_label: str, datasets) -> list[str]:
+    """One line per dataset saying which repeats came from the earlier csv and which from the store."""
+    lines = []
+    for ds in datasets:
+        for rb, rn, act in sorted(how.get(ds, ())):
+            what = {"base only": f"repeats {rb} from {base_label} (none in the store)",
+                    "store only": f"repeats {rn} from the store (none in {base_label})",
+                    "store": f"repeats {rn} from the store (they include {base_label}'s {rb})",
+                    "pooled": f"repeats {rb} from {base_label} pooled with repeats {rn} from the store"}.get(
+                        act, f"repeats {rb} from {base_label} (the store's {rn} add none)")
+            lines.append(f"- {ds}: {what}")
+    return sorted(set(lines), key=lines.index)
 
 
 # --------------------------------------------------------------------------- claims
@@ -397,7 +480,8 @@ def figure(s: pd.DataFrame, activation: str, datasets: list[str], title: str, fo
 # --------------------------------------------------------------------------- report
 #: experiment options this report reads (the config checks refuse any other unknown key)
 OPTIONS = {"elmboost_prefix": "file name prefix of the figures", "elmboost_figures": "which figures: [1, 2]",
-           "elmboost_claims": "write the claims table (true/false)"}
+           "elmboost_claims": "write the claims table (true/false)",
+           "elmboost_base_levels": "an earlier levels csv the store's seeds are pooled onto (null: the store alone)"}
 
 
 def _opt(ctx, key, default):
@@ -547,9 +631,17 @@ def build(ctx) -> list:
     datasets = [d for d in spec.datasets]
     figs, tables, out = ctx.results_dir / "figures", ctx.results_dir / "tables", ctx.artefacts
     missing = ctx.n_planned - len(ctx.frame)
+    base_path, pooled = _opt(ctx, "elmboost_base_levels", None), []
+    if base_path:
+        base, label = _base_levels(base_path, datasets)
+        s, how = pool(base, s)
+        pooled = [f"Seeds pooled from two sources (`elmboost_base_levels`; exact for mean / min / max over disjoint "
+                  f"repeats, see `pool`):", "", *pooled_lines(how, label, datasets), ""]
     seeds = seeds_line(s, datasets, spec.protocol.repeats)
+    cells = (f"{missing} of {ctx.n_planned} planned cells not computed" if not base_path else
+             f"the store's {len(ctx.frame)} cells pooled with the earlier levels csv {Path(str(base_path)).name}")
     footer = (f"fixed train/test split, {seeds}; Eq. (21) per image, J = M, mu = 1, alpha = 1/2, T = 50 (paper: 20 "
-              f"levels, T = 50); band = min..max over seeds; {missing} of {ctx.n_planned} planned cells not computed")
+              f"levels, T = 50); band = min..max over seeds; {cells}")
     paths = []
     for num, act in ((1, "tanh"), (2, "sign")):
         if num not in which:
@@ -564,18 +656,35 @@ def build(ctx) -> list:
     n_failed = int((rows["status"] != "ok").sum()) if len(rows) else 0
     header = [f"Experiment `{spec.name}`, fixed train/test split, {seeds}. {len(ctx.frame)} of {ctx.n_planned} "
               f"planned cells stored ({n_failed} failed); accuracies in %, mean over the model seeds."]
-    return paths + write_claims(out, tables, prefix, s, datasets, header, run_description(rows, ctx),
+    run_lines = run_description(rows, ctx)
+    if base_path:  # what was run = the pooled summary; the store's own part is in the provenance lines
+        run_lines = run_lines_from_levels(s, datasets) + [""] + pooled[:-1]
+    return paths + write_claims(out, tables, prefix, s, datasets, header, run_lines,
                                 {"planned": ctx.n_planned, "stored": len(ctx.frame), "failed": n_failed})
+
+
+def _base_levels(path, datasets) -> tuple[pd.DataFrame, str]:
+    """The earlier levels csv (its rows of ``datasets``) and how the report names it (path and code version)."""
+    p = Path(str(path))
+    if not p.is_file():
+        raise FileNotFoundError(f"experiment.elmboost_base_levels={path}: no such file (a levels csv written by this "
+                                "report, e.g. results/tables/elmboost_levels.csv); set it to null to report the "
+                                "store alone")
+    raw = pd.read_csv(p, usecols=lambda c: c == "generated_by")
+    version = ", ".join(sorted(map(str, raw["generated_by"].dropna().unique()))) if "generated_by" in raw else ""
+    base = read_levels(p)
+    label = f"`{p.name}`" + (f" (code {version})" if version else "")
+    return base[base["dataset"].isin(list(datasets))], label
 
 
 def read_levels(path) -> pd.DataFrame:
     """A committed ``<prefix>_levels.csv`` as the per-level summary (the ``generated_by`` column dropped)."""
-    s = pd.read_csv(path)
+    s = pd.read_csv(path, dtype={"repeats": str})  # "0" stays a list of repeats, not a number
     need = {"dataset", "model", "activation", "noise", "kind", "level", "mean", "min", "max", "seeds"}
     if not need <= set(s.columns):
         raise ValueError(f"{path}: not a levels summary: missing columns {sorted(need - set(s.columns))} (written by "
                          "`randml report experiment=elmboost`)")
-    return s.drop(columns=[c for c in s.columns if c not in need])
+    return s.drop(columns=[c for c in s.columns if c not in need | {"repeats"}])
 
 
 def from_levels(levels_csv, results_dir="results", prefix: str = "elmboost", datasets=("mnist", "fashion-mnist", "mnist-5k")):
