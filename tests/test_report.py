@@ -112,6 +112,7 @@ def test_grid_edge_counts_count_the_splits_whose_pick_is_on_an_edge():
 
 
 def test_complete_models_are_those_scored_on_every_dataset():
+    from randml_core.report.comparison import selected
     from randml_core.report.generic import complete_models
     rows = []
     for d in ("d1", "d2", "d3"):
@@ -122,7 +123,8 @@ def test_complete_models_are_those_scored_on_every_dataset():
                                  gmean=np.nan if skip else 0.5 + 0.1 * f, converged=True,
                                  status="skipped" if skip else "ok"))
     f = pd.DataFrame(rows)
-    assert complete_models(f, "gmean", "best_mean", ["M1", "M2", "M3"]) == ["M1", "M2"]
-    assert complete_models(f, "gmean", "best_mean", ["M1", "M2"]) == []          # nothing dropped
-    assert complete_models(f, "gmean", "best_mean", ["M1", "M3"]) == []          # 1 complete model
-    assert complete_models(f[f.model != "M3"], "gmean", "best_mean", ["M1", "M2", "M3"]) == []
+    pick = selected(f, "gmean", "best_mean")
+    assert complete_models(pick, ["M1", "M2", "M3"]) == ["M1", "M2"]
+    assert complete_models(pick, ["M1", "M2"]) == []          # nothing dropped
+    assert complete_models(pick, ["M1", "M3"]) == []          # 1 complete model
+    assert complete_models(pick[pick.model != "M3"], ["M1", "M2", "M3"]) == []

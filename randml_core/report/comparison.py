@@ -26,9 +26,10 @@ def selected(frame: pd.DataFrame, metric: str, rule: str = "best_mean") -> pd.Da
 
 
 def score_matrix(frame: pd.DataFrame, metric: str, rule: str = "best_mean",
-                 models: list[str] | None = None) -> pd.DataFrame:
-    """Datasets x models of the selected settings' mean ``metric`` (NaN where a cell is missing)."""
-    pick = selected(frame, metric, rule)
+                 models: list[str] | None = None, pick: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Datasets x models of the selected settings' mean ``metric`` (NaN where a cell is missing); ``pick``:
+    ``selected(frame, metric, rule)`` when the caller has it already (the selection is not repeated)."""
+    pick = selected(frame, metric, rule) if pick is None else pick
     if models:
         pick = pick[pick["model"].isin(models)]
     if pick.empty:
@@ -38,10 +39,11 @@ def score_matrix(frame: pd.DataFrame, metric: str, rule: str = "best_mean",
 
 
 def comparison_section(frame: pd.DataFrame, metric: str, stem: Path, title: str, rule: str = "best_mean",
-                       models: list[str] | None = None, out=None) -> tuple[str, list[Path]]:
+                       models: list[str] | None = None, out=None, pick: pd.DataFrame | None = None
+                       ) -> tuple[str, list[Path]]:
     """Markdown for one comparison over datasets and the CD diagram files (``stem``.png/.pdf, staged in the
-    artefact set ``out`` when given), or the reason it does not apply."""
-    matrix = score_matrix(frame, metric, rule, models)
+    artefact set ``out`` when given), or the reason it does not apply (``pick`` as in :func:`score_matrix`)."""
+    matrix = score_matrix(frame, metric, rule, models, pick)
     head = f"## {title}\n\nScores: mean outer-fold {metric} at the setting selected by " \
            f"{'nested CV' if rule == 'nested' else 'the best mean CV score over the grid (the papers rule)'}; " \
            f"{'higher' if higher_is_better(metric) else 'lower'} is better.\n"

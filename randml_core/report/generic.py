@@ -24,11 +24,12 @@ def metrics_of(ctx) -> list[str]:
     return ["rmse"] if tasks == {"regression"} else ["gmean"]
 
 
-def complete_models(frame: pd.DataFrame, metric: str, rule: str, columns: list[str]) -> list[str]:
+def complete_models(pick: pd.DataFrame, columns: list[str]) -> list[str]:
     """The models with a score on every dataset that has one, when some model lacks one (e.g. a binary-only
     model on multiclass sets): the comparison over all models drops those datasets, this one keeps them.
-    [] when no dataset is dropped or fewer than 2 models are complete."""
-    matrix = score_matrix(frame, metric, rule, columns).dropna(how="all")
+    [] when no dataset is dropped or fewer than 2 models are complete. ``pick``: the selected settings
+    (:func:`~randml_core.report.comparison.selected`)."""
+    matrix = score_matrix(pick, "", models=columns, pick=pick).dropna(how="all")
     if matrix.empty or not matrix.isna().any().any():
         return []
     complete = [m for m in matrix.columns if matrix[m].notna().all()]
@@ -71,15 +72,16 @@ def build(ctx) -> list:
             paths += table.write(ctx.results_dir / "tables" / stem, ctx.artefacts)
             print(table.to_markdown())
             text, figs = comparison_section(frame, metric, ctx.results_dir / "figures" / f"{stem}_cd",
-                                            f"{metric}, {words}", rule, columns, ctx.artefacts) if len(frame) else ("", [])
+                                            f"{metric}, {words}", rule, columns, ctx.artefacts,
+                                            pick) if len(frame) else ("", [])
             stats.append(text)
             paths += figs
-            complete = complete_models(frame, metric, rule, columns) if len(frame) else []
+            complete = complete_models(pick, columns) if len(frame) else []
             if complete:
                 text, figs = comparison_section(
                     frame, metric, ctx.results_dir / "figures" / f"{stem}_complete_cd",
                     f"{metric}, {words}: the {len(complete)} models scored on every dataset", rule, complete,
-                    ctx.artefacts)
+                    ctx.artefacts, pick)
                 stats.append(text)
                 paths += figs
     if any(stats[1:]):

@@ -90,9 +90,8 @@ def select_best(frame: pd.DataFrame, metric: str = "gmean", higher: bool = True)
     pool = pool.assign(_score=pool["mean"] if higher else -pool["mean"])
     best = _pick_max(pool, keys, "_score").assign(skipped=False)
     groups = stats.groupby(keys, sort=False).agg(n_failed=("n_failed", "sum"), skipped=("all_skipped", "all"))
-    empty = groups.loc[groups.index.difference(best.set_index(keys).index)].reset_index()
-    empty = empty.assign(mean=np.nan, std=np.nan, n_folds=0, n_bounded=0, params_json=None)
-    out = pd.concat([best, empty], ignore_index=True) if len(empty) else best
+    empty = _unpicked(groups, best)
+    out = pd.concat([best[SUMMARY_COLUMNS], empty], ignore_index=True) if len(empty) else best
     out[["n_folds", "n_failed", "n_bounded"]] = out[["n_folds", "n_failed", "n_bounded"]].astype(int)
     return out[SUMMARY_COLUMNS].reset_index(drop=True)
 
@@ -141,11 +140,15 @@ def select_nested(frame: pd.DataFrame, metric: str = "gmean") -> pd.DataFrame:
     outer = _flags(outer_rows(frame))
     groups = outer.groupby(["dataset", "model"], sort=False).agg(
         n_failed=("_ok", lambda ok: int((~ok).sum())), skipped=("_skipped", "all"))
-    empty = groups.loc[groups.index.difference(res.set_index(["dataset", "model"]).index)].reset_index()
-    if empty.empty:
-        return res
-    empty = empty.assign(mean=np.nan, std=np.nan, n_folds=0, n_bounded=0, params_json=None)
-    return pd.concat([res, empty[SUMMARY_COLUMNS]], ignore_index=True)
+    empty = _unpicked(groups, res)
+    return pd.concat([res, empty], ignore_index=True) if len(empty) else res
+
+
+def _unpicked(groups: pd.DataFrame, picked: pd.DataFrame) -> pd.DataFrame:
+    """Summary rows (no score) for the (dataset, model) ``groups`` (indexed by both, with n_failed and skipped)
+    that have no row in ``picked``, so that a table says "not run (skipped by rule)" or "failed" there."""
+    empty = groups.loc[groups.index.difference(picked.set_index(["dataset", "model"]).index)].reset_index()
+    return empty.assign(mean=np.nan, std=np.nan, n_folds=0, n_bounded=0, params_json=None)[SUMMARY_COLUMNS]
 
 
 @dataclass
