@@ -56,7 +56,7 @@ elmboost-claims: $(STAMP)
 #   randml run experiment=elmboost 'experiment.datasets=[fashion-mnist]' protocol.repeats=3 shard=2/3
 # runs repeat 2 only; the claims name the repeats taken from each source).
 elmboost-pooled: $(STAMP)
-	$(RANDML) report experiment=elmboost experiment.elmboost_base_levels=results/tables/elmboost_levels.csv $(ARGS)
+	$(PY) -m experiments.elmboost.report --from-levels results/tables/elmboost_levels.csv --pool-store results/store $(ARGS)
 
 # Sensitivity to the readings the paper leaves open (mnist-5k, tanh, levels 0..7, T = 50, one seed, one
 # BLAS thread): ~15 min; then the claims again so that elmboost_claims.md includes the new table.

@@ -589,11 +589,17 @@ def test_report_pools_the_store_onto_an_earlier_levels_csv(compose, tmp_path):
     old = levels("first", "res_first", "0/2")
     assert set(old["repeats"]) == {"0"} and set(old["seeds"]) == {1}
     base = tmp_path / "res_first" / "tables" / "t_levels.csv"
-    pooled = levels("second", "res_pooled", "1/2", f"+experiment.elmboost_base_levels={base}")
+    pooled = levels("second", "res_pooled", "1/2", f"experiment.elmboost_base_levels={base}")
     cols = ["dataset", "model", "level", "mean", "min", "max", "seeds", "repeats"]
     pd.testing.assert_frame_equal(pooled[cols], both[cols], rtol=1e-9)  # the csv keeps 10 significant digits
     md = (tmp_path / "res_pooled" / "tables" / "t_claims.md").read_text()
     assert "- digits-8x8: repeats 0 from `t_levels.csv` pooled with repeats 1 from the store" in md
-    spec = compose(*QUICK, "+experiment.elmboost_base_levels=" + str(tmp_path / "nope.csv"))
+    # the committed-snapshot entry point (make elmboost-pooled) writes the same over the results folder itself
+    from experiments.elmboost.report import pooled_snapshot
+    paths = pooled_snapshot(base, tmp_path / "second", tmp_path / "res_cli", "elmboost_quick", QUICK[1:])
+    assert tmp_path / "res_cli" / "tables" / "t_levels.csv" in paths and "t_fig1.png" in {p.name for p in paths}
+    cli = pd.read_csv(tmp_path / "res_cli" / "tables" / "t_levels.csv", dtype={"repeats": str})
+    pd.testing.assert_frame_equal(cli[cols], both[cols], rtol=1e-9)
+    spec = compose(*QUICK, "experiment.elmboost_base_levels=" + str(tmp_path / "nope.csv"))
     with pytest.raises(FileNotFoundError, match="elmboost_base_levels=.*nope.csv: no such file"):
         build_report(spec, str(tmp_path / "second"), str(tmp_path / "res_x"))

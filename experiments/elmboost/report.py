@@ -20,7 +20,7 @@ For each (dataset, variant, seed) the row with the most levels is used (a shorte
 
 Adding seeds to a snapshot whose store is gone (each 60k fit is ~35 min of one core): run only the new repeats
 (e.g. ``randml run experiment=elmboost 'experiment.datasets=[fashion-mnist]' protocol.repeats=3 shard=2/3``: the
-plan has one task per repeat, so shard 2/3 is repeat 2), then ``make elmboost-pooled`` (the report with
+plan has one task per repeat, so shard 2/3 is repeat 2), then ``make elmboost-pooled`` (:func:`pooled_snapshot`: the report with
 ``experiment.elmboost_base_levels=results/tables/elmboost_levels.csv``) pools the store's summary onto the
 committed csv (:func:`pool`: exact for disjoint repeats; the claims say which repeat came from where).
 """
@@ -702,14 +702,32 @@ def from_levels(levels_csv, results_dir="results", prefix: str = "elmboost", dat
     return paths
 
 
+def pooled_snapshot(levels_csv, store_dir="results/store", results_dir="results", experiment="elmboost",
+                    overrides=()) -> list:
+    """The committed snapshot (Figures 1-2, levels csv, claims) of ``experiment`` from its store pooled onto
+    ``levels_csv`` (:func:`pool`). Written over the committed artefacts: the pooling is the documented way to add
+    seeds to them, and every pooled row's source is named in the claims (``randml report`` with the same option
+    on the command line writes to the scratch folder, as any override)."""
+    from randml_core.report import build_report
+    from randml_core.results import compose_spec
+    spec = compose_spec(experiment, [*overrides, f"experiment.elmboost_base_levels={levels_csv}"])
+    return build_report(spec, store_dir, results_dir, committed=True)
+
+
 def main(argv=None) -> None:
     import argparse
     ap = argparse.ArgumentParser(description="ELM ridge boosting claims from a committed levels csv")
     ap.add_argument("--from-levels", required=True, help="e.g. results/tables/elmboost_levels.csv")
     ap.add_argument("--results", default="results", help="results folder (tables/ is written inside it)")
     ap.add_argument("--prefix", default="elmboost")
+    ap.add_argument("--pool-store", default=None, metavar="STORE_DIR",
+                    help="pool the seeds of experiment elmboost in this store (e.g. results/store) onto the csv and "
+                         "rewrite the figures, the levels csv and the claims (make elmboost-pooled)")
     a = ap.parse_args(argv)
-    from_levels(a.from_levels, a.results, a.prefix)
+    if a.pool_store:
+        pooled_snapshot(a.from_levels, a.pool_store, a.results)
+    else:
+        from_levels(a.from_levels, a.results, a.prefix)
 
 
 if __name__ == "__main__":
