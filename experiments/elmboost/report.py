@@ -18,7 +18,7 @@ results/tables/elmboost_levels.csv`` regenerates the claims files without the st
 take hours). Levels: the stored stage ``s`` is the number of levels fitted, so the paper's l = s - 1.
 For each (dataset, variant, seed) the row with the most levels is used (a shorter cell is a prefix of it).
 
-Adding seeds to a snapshot whose store is gone (each 60k fit is ~35 min of one core): run only the new repeats
+Adding seeds to a snapshot whose store is gone (one 20-level fit on 60k is ~26 min of one core): run only the new repeats
 (e.g. ``randml run experiment=elmboost 'experiment.datasets=[fashion-mnist]' protocol.repeats=3 shard=2/3``: the
 plan has one task per repeat, so shard 2/3 is repeat 2), then ``make elmboost-pooled`` (:func:`pooled_snapshot`: the report with
 ``experiment.elmboost_base_levels=results/tables/elmboost_levels.csv``) pools the store's summary onto the
