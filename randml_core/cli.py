@@ -105,19 +105,21 @@ def _cmd_status(cfg) -> int:
     stored = Store(cfg.store_dir, spec.store).read(columns=["key", "status"])
     status = dict(zip(stored["key"], stored["status"]))
     counts: dict = {}
+    names = {"ok": "done", "skipped": "skipped", None: "missing"}  # any other stored status: failed
     for task, cell in plan.cells():
-        c = counts.setdefault((task.dataset, cell.variant.name), {"done": 0, "failed": 0, "missing": 0})
-        st = status.get(cell.key)
-        c["missing" if st is None else ("done" if st == "ok" else "failed")] += 1
+        c = counts.setdefault((task.dataset, cell.variant.name), {"done": 0, "skipped": 0, "failed": 0, "missing": 0})
+        c[names.get(status.get(cell.key), "failed")] += 1
     frame = pd.DataFrame([{"dataset": d, "model": m, **c} for (d, m), c in counts.items()])
     with pd.option_context("display.max_rows", 500, "display.width", 160):
         if len(frame):
-            wide = frame.assign(cell=lambda f: f["done"].astype(str) + "/" + f["failed"].astype(str) + "/"
-                                + f["missing"].astype(str)).pivot(index="dataset", columns="model", values="cell")
-            print(f"{spec.name}: done/failed/missing cells ({spec.protocol.describe()})")
+            wide = frame.assign(cell=lambda f: f["done"].astype(str) + "/" + f["skipped"].astype(str) + "/"
+                                + f["failed"].astype(str) + "/" + f["missing"].astype(str)
+                                ).pivot(index="dataset", columns="model", values="cell")
+            print(f"{spec.name}: done/skipped/failed/missing cells ({spec.protocol.describe()}; skipped = not run by "
+                  "a rule of the experiment, e.g. above a kernel size limit)")
             print(wide.to_string())
-            print(f"total: {frame['done'].sum()} done, {frame['failed'].sum()} failed, "
-                  f"{frame['missing'].sum()} missing")
+            print(f"total: {frame['done'].sum()} done, {frame['skipped'].sum()} skipped by rule, "
+                  f"{frame['failed'].sum()} failed, {frame['missing'].sum()} missing")
     for name, reason in plan.unavailable.items():
         print(f"{name}: not available ({reason})")
     return 0

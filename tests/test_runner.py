@@ -196,12 +196,24 @@ def test_bad_input_errors_name_the_problem(compose, temp_dataset):
         make_plan(compose("experiment=smoke", "experiment.datasets=[one-class-fold]"))
 
 
+def test_status_counts_cells_skipped_by_rule_apart_from_failed_ones(tmp_path, randml_cmd, cli_env):
+    # heart's training folds (180 rows) are above lssvm_max_train=10: every LS-SVM cell is skipped, none failed
+    common = ["experiment=smoke", "dataset=heart", "model=lssvm", "+experiment.lssvm_max_train=10", "n_jobs=1",
+              f"store_dir={tmp_path}/store", f"hydra.run.dir={tmp_path}/logs"]
+    r = subprocess.run([*randml_cmd, "run", *common], env=cli_env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    st = subprocess.run([*randml_cmd, "status", *common], env=cli_env, capture_output=True, text=True, timeout=300)
+    assert st.returncode == 0, st.stderr
+    assert "total: 0 done, 12 skipped by rule, 0 failed, 0 missing" in st.stdout  # 2 gamma x 2 C x 3 folds
+    assert "0/12/0/0" in st.stdout and "done/skipped/failed/missing" in st.stdout
+
+
 def test_cli_end_to_end_produces_table_and_status(tmp_path, randml_cmd, cli_env):
     common = ["experiment=smoke", "dataset=synthetic-binary", "n_jobs=1", f"store_dir={tmp_path}/store",
               f"results_dir={tmp_path}/results", f"hydra.run.dir={tmp_path}/logs"]
     st = subprocess.run([*randml_cmd, "status", *common], env=cli_env, capture_output=True, text=True, timeout=300)
     assert st.returncode == 0, st.stderr
-    assert "0 done, 0 failed, 72 missing" in st.stdout
+    assert "0 done, 0 skipped by rule, 0 failed, 72 missing" in st.stdout
     r = subprocess.run([*randml_cmd, "run", *common], env=cli_env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert "computed 72 cells" in r.stderr and "ETA" in r.stderr
