@@ -86,3 +86,34 @@ def test_table4_compute_footer_sums_task_seconds_once_per_split():
     line = task_minutes(f)
     assert "a 1.2 min" in line and "c 2.0 s" in line  # (30 + 45) s: each split counted once
     assert "partial (some rows without a task time): c" in line and "not recorded" in line and line.endswith(": b.")
+
+
+def test_table5_claims_leave_substitutes_out(tmp_path):
+    """The largest set here is a substitute: the claims must be decided on the real set alone."""
+    from types import SimpleNamespace
+    import pandas as pd
+    from experiments.eem import table5
+    rows = []
+    for d, n, welm, eem in [("real", 300, 1.0, 2.0), ("sub", 5000, 4.0, 2.0)]:
+        for m, sec in (("WELM-sig", welm), ("EEM-sig", eem)):
+            rows += [dict(dataset=d, model=m, params_json='{"n_hidden": 50}', repeat=0, fold=f, inner_fold=-1,
+                          gmean=0.8, status="ok", converged=True, fit_seconds=sec, n_train=n) for f in range(2)]
+
+    class Out:  # the artefact set's writers, recording what was written
+        def __init__(self):
+            self.files = {}
+
+        def _w(self, path, data, *a, **k):
+            self.files[path.name] = data
+            return path
+        write_text = write_csv = write_json = _w
+
+    ctx = SimpleNamespace(frame=pd.DataFrame(rows), unavailable={}, substitutes={"sub": "orig"}, artefacts=Out(),
+                          results_dir=tmp_path, spec=SimpleNamespace(datasets=["real", "sub"],
+                                                                     protocol=SimpleNamespace(describe=lambda: "cv")))
+    table5.build(ctx)
+    checks = {c["claim"].split(" (")[0]: c for c in ctx.artefacts.files["eem_table5_claims.json"]}
+    assert checks["EEM 1.5-2x faster than ELM on the largest set"]["claim"].endswith("(real): WELM-x / EEM-x >= 1.5")
+    assert not checks["EEM 1.5-2x faster than ELM on the largest set"]["held"]   # 1 / 2 on the real set
+    assert checks["EEM trains in time comparable to ELM"]["evidence"] == "EEM/WELM ratios 2.00-2.00"  # not 0.50
+    assert "the substitutes (sub) are in the table above and are not counted" in ctx.artefacts.files["eem_table5.md"]
