@@ -29,7 +29,12 @@ def score_matrix(frame: pd.DataFrame, metric: str, rule: str = "best_mean",
                  models: list[str] | None = None, pick: pd.DataFrame | None = None) -> pd.DataFrame:
     """Datasets x models of the selected settings' mean ``metric`` (NaN where a cell is missing); ``pick``:
     ``selected(frame, metric, rule)`` when the caller has it already (the selection is not repeated)."""
-    pick = selected(frame, metric, rule) if pick is None else pick
+    return pivot_scores(selected(frame, metric, rule) if pick is None else pick, models)
+
+
+def pivot_scores(pick: pd.DataFrame, models: list[str] | None = None) -> pd.DataFrame:
+    """Datasets x models of the ``mean`` column of selected settings (``pick``, as :func:`selected` returns),
+    columns in the order of ``models`` when given (only those models), else as found."""
     if models:
         pick = pick[pick["model"].isin(models)]
     if pick.empty:

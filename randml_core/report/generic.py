@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..stats import higher_is_better
-from .comparison import comparison_section, score_matrix, selected
+from .comparison import comparison_section, pivot_scores, selected
 from .tables import Table, cell_counts, grid_edge_flags
 
 
@@ -29,7 +29,7 @@ def complete_models(pick: pd.DataFrame, columns: list[str]) -> list[str]:
     model on multiclass sets): the comparison over all models drops those datasets, this one keeps them.
     [] when no dataset is dropped or fewer than 2 models are complete. ``pick``: the selected settings
     (:func:`~randml_core.report.comparison.selected`)."""
-    matrix = score_matrix(pick, "", models=columns, pick=pick).dropna(how="all")
+    matrix = pivot_scores(pick, columns).dropna(how="all")
     if matrix.empty or not matrix.isna().any().any():
         return []
     complete = [m for m in matrix.columns if matrix[m].notna().all()]
