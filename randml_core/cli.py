@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import warnings
 from pathlib import Path
 
 from .provenance import REPO_ROOT
@@ -223,15 +224,20 @@ def _hydra(cmd: str, overrides: list[str]) -> int:
     fails; the exit code is the worst job's, and a sweep ends with a list of its failed jobs."""
     import hydra
 
+    # hydra-core 1.4 (constraints.txt) deprecates version_base; "1.3" keeps the behaviour the configs use
+    warnings.filterwarnings("ignore", message="The version_base parameter is deprecated")
+
     @hydra.main(config_path=str(CONF_DIR), config_name="config", version_base="1.3")
     def entry(cfg) -> None:
+        from .config import ConfigError
         from .runner import PlanError
         from .store import StoreError
+        started.append(cmd)
         try:
             code, msg = COMMANDS[cmd](cfg), ""
         except CommandError as exc:
             code, msg = exc.code, str(exc)
-        except (PlanError, StoreError) as exc:
+        except (ConfigError, PlanError, StoreError) as exc:
             code, msg = EXIT_CONFIG, f"error: {exc}"
         except Exception as exc:  # one job's crash must not stop a sweep's other jobs
             import traceback
@@ -243,7 +249,18 @@ def _hydra(cmd: str, overrides: list[str]) -> int:
 
     sys.argv = [f"randml {cmd}", *overrides]
     _OUTCOMES.clear()
-    entry()
+    started: list[str] = []  # one entry per job whose body began
+    try:
+        entry()
+    except SystemExit as exc:
+        # Hydra prints why it cannot compose a job's config (unknown config group option, bad override
+        # syntax, a key not in the config) and exits 1 before the job starts: a bad config, nothing run
+        if exc.code != 1 or len(started) > len(_OUTCOMES):
+            raise
+        print(f"randml {cmd}: the config could not be composed (Hydra's message above); nothing was run for it. "
+              f"`randml --help` lists the experiments; `+key=value` adds a key, `key=value` changes one",
+              file=sys.stderr)
+        _OUTCOMES.append(("(config)", EXIT_CONFIG, "the config could not be composed"))
     if len(_OUTCOMES) > 1:
         bad = [o for o in _OUTCOMES if o[1]]
         print(f"randml {cmd}: {len(_OUTCOMES)} jobs, {len(bad)} not clean", file=sys.stderr)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -70,7 +71,11 @@ def compose_spec(experiment: str, overrides=(), config_dir: str | os.PathLike | 
     outer = gh.hydra if gh.is_initialized() else None  # called inside a Hydra app: compose beside it
     gh.clear()
     try:
-        with initialize_config_dir(config_dir=str(conf_dir()), version_base="1.3"):
+        with warnings.catch_warnings():
+            # hydra-core 1.4 (constraints.txt) deprecates version_base; "1.3" keeps the configs' behaviour
+            warnings.filterwarnings("ignore", message="The version_base parameter is deprecated")
+            initialize = initialize_config_dir(config_dir=str(conf_dir()), version_base="1.3")
+        with initialize:
             cfg = compose(config_name="config", overrides=[*extra, f"experiment={experiment}", *overrides])
     finally:
         if outer is not None:

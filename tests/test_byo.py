@@ -76,6 +76,11 @@ def test_rerun_computes_nothing_and_status_sees_the_users_models(byo, cli_env):
     assert status.returncode == 0 and "LogReg" in status.stdout and "blobs" in status.stdout
     data = _randml(["data", "show", "blobs", "--config-dir", str(conf)], root, cli_env)
     assert data.returncode == 0 and "240 x 4" in data.stdout, data.stdout + data.stderr
+    # a report metric the stored rows lack (regression RMSE on classification rows): a config error, exit 2
+    bad = _randml(["report", *common, "+report.metrics=[rmse]", f"results_dir={root}/bad"], root, cli_env)
+    assert bad.returncode == 2, bad.stderr[-2000:]
+    assert "report.metrics lists 'rmse', which the stored rows do not have" in bad.stderr
+    assert not (root / "bad" / "tables" / "mine.md").exists()
 
 
 def test_target_models_build_under_hydras_execution_whitelist():

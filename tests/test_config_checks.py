@@ -122,3 +122,28 @@ def test_target_estimators_and_pipelines_are_checked_by_their_constraints(compos
         _target_spec(compose, pipe, "{svc__Cc: [1.0]}")
     with pytest.raises(ConfigError, match="cannot instantiate 'sklearn.nope.Model'"):
         _target_spec(compose, "{_target_: sklearn.nope.Model}", "{}")
+
+
+@pytest.mark.parametrize("override, hydra_says", [
+    ("experiment=no_such_experiment", "Could not find 'experiment/no_such_experiment'"),   # unknown group option
+    ("dataset=hart", "Could not find 'dataset/hart'"),
+    ("grid.C=[1]", "Key 'grid' is not in struct"),                                         # key not in the config
+    ("dataset=[", "no viable alternative"),                                                 # override syntax
+])
+def test_cli_config_hydra_cannot_compose_exits_2(tmp_path, randml_cmd, cli_env, override, hydra_says):
+    """README's exit codes: 2 = a bad config, nothing run; Hydra's own composition errors included
+    (Hydra exits 1 for them), with Hydra's message and ours."""
+    store = tmp_path / "store"
+    args = ["experiment=smoke", override] if not override.startswith("experiment=") else [override]
+    res = subprocess.run([*randml_cmd, "run", *args, f"store_dir={store}", f"hydra.run.dir={tmp_path}/logs"],
+                         env=cli_env, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 2, res.stderr
+    assert hydra_says in res.stderr and "the config could not be composed" in res.stderr
+    assert not store.exists()
+
+
+def test_cli_prints_no_hydra_deprecation_warning(tmp_path, randml_cmd, cli_env):
+    res = subprocess.run([*randml_cmd, "plan", "experiment=smoke", f"store_dir={tmp_path / 'store'}",
+                          f"hydra.run.dir={tmp_path}/logs"], env=cli_env, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert "version_base" not in res.stderr and "MigrationWarning" not in res.stderr

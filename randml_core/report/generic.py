@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..config import ConfigError
 from ..stats import higher_is_better
 from .comparison import comparison_section, pivot_scores, selected
 from .tables import Table, cell_counts, grid_edge_flags
@@ -47,7 +48,7 @@ def build(ctx) -> list:
     metrics = metrics_of(ctx)
     for metric in metrics:
         if len(frame) and metric not in frame.columns:
-            raise SystemExit(f"randml: report.metrics lists {metric!r}, which the stored rows do not have "
+            raise ConfigError(f"report.metrics lists {metric!r}, which the stored rows do not have "
                              f"(they have: {', '.join(c for c in ('gmean', 'accuracy', 'balanced_accuracy', 'log_loss', 'rmse', 'mae') if c in frame.columns)})")
         for rule, words, suffix in rules:
             pick = selected(frame, metric, rule) if len(frame) else pd.DataFrame(
