@@ -28,7 +28,8 @@ USAGE = """usage: randml run     experiment=NAME [overrides...]   run the missin
        randml data    list | show NAME | fetch [NAME...] | catalog   [--config-dir DIR]
        randml --version
 
-overrides: dataset=NAME model=NAME profile=paper|quick protocol.repeats=N n_jobs=N store_dir=PATH
+overrides: dataset=NAME model=NAME profile=paper|quick protocol.repeats=N n_jobs=N
+           store_dir=PATH (default: $RANDML_STORE, else results/store)
            backend=loky|dask|ray backend_address=ADDRESS (an existing Dask / Ray cluster)
            --config-dir DIR (a folder with experiment/, model/, dataset/ of your own)
 exit codes: 0 done, 1 failed cells, 2 bad config or input, 3 datasets not available (need a download),
@@ -173,7 +174,7 @@ def _cmd_compare(cfg) -> int:
     spec = _spec_from_cfg(cfg)
     frame, plan, _ = current_rows(spec, cfg.store_dir)
     if frame.empty:
-        raise CommandError(f"no stored cells of {spec.name!r} in {cfg.store_dir}; run `randml run "
+        raise CommandError(f"no stored cells of {spec.name!r} in {Path(cfg.store_dir).resolve()}; run `randml run "
                            f"experiment={spec.name}` first")
     regression = all(d.task == "regression" for d in plan.datasets.values())
     metric = _COMPARE.get("metric") or ("rmse" if regression else "gmean")

@@ -200,3 +200,24 @@ def test_readme_notebook_example_gives_outer_fold_numbers(table4_heart, tmp_path
             scores.append(row["gmean"].item())
         assert nested.loc[model, "mean"] == pytest.approx(np.mean(scores))
         assert nested.loc[model, "n_folds"] == 10
+
+
+def test_cli_and_load_share_randml_store(tmp_path, randml_cmd, cli_env):
+    """$RANDML_STORE is the store of the CLI too (default store_dir), so `randml run` from any directory and
+    load() meet; an explicit store_dir= still wins."""
+    import subprocess
+    store, elsewhere = tmp_path / "env-store", tmp_path / "cwd"
+    elsewhere.mkdir()
+    env = {**cli_env, "RANDML_STORE": str(store)}
+    small = ["experiment=smoke", "dataset=heart", "model=eem", "models.eem.grid.n_hidden=[10]"]
+    res = subprocess.run([*randml_cmd, "run", *small, "progress=false", f"hydra.run.dir={tmp_path}/logs"],
+                         cwd=elsewhere, env=env, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert (store / "smoke").is_dir() and not (elsewhere / "results" / "store").exists()
+    frame = load("smoke", store_dir=store, overrides=small[1:])
+    assert len(frame) == 9 and set(frame["model"]) == {"EEM-sig", "EEM-nsig", "EEM-rbf"}  # 3 folds x 3 variants
+    other = tmp_path / "explicit"
+    res = subprocess.run([*randml_cmd, "run", *small, "progress=false", f"store_dir={other}",
+                          f"hydra.run.dir={tmp_path}/logs"], cwd=elsewhere, env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert res.returncode == 0 and (other / "smoke").is_dir(), res.stderr[-2000:]
