@@ -293,9 +293,19 @@ def _compare_args(rest: list[str]) -> list[str]:
     return left
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None, _default=warnings.showwarning):
+    """randml's own warnings (data quality, cards, dataset mismatches) as one line without the source
+    location (they are about the user's data or config, not about code); others as Python shows them."""
+    if category.__module__.startswith("randml_core"):
+        print(f"randml: {category.__name__}: {message}", file=file or sys.stderr)
+    else:
+        _default(message, category, filename, lineno, file, line)
+
+
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else list(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    warnings.showwarning = _show_warning
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(USAGE.format(experiments=", ".join(_experiments())))
         return

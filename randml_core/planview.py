@@ -71,7 +71,7 @@ def run_summary(plan, stored: pd.DataFrame | None, todo, workers, shard=None) ->
     missing = sum(len(t.cells) for t in todo)
     work, longest, wall, untimed = predict(todo, stored, n)
     pred = (f"predicted wall time on {n} worker(s) {_fmt(wall)} (longest task {_fmt(longest)})" if not untimed
-            else f"no prediction ({', '.join(untimed)} has no stored task time)") if todo else "nothing to compute"
+            else f"no time prediction (no stored task time for {', '.join(untimed)})") if todo else "nothing to compute"
     return (f"randml run: {plan.spec.name}: {cells} cells in {len(plan.tasks)} tasks"
             + (f", shard {shard}" if shard else "")
             + f"; {missing} cells to compute in {len(todo)} task(s); {pred}")

@@ -147,3 +147,15 @@ def test_cli_prints_no_hydra_deprecation_warning(tmp_path, randml_cmd, cli_env):
                           f"hydra.run.dir={tmp_path}/logs"], env=cli_env, capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
     assert "version_base" not in res.stderr and "MigrationWarning" not in res.stderr
+
+
+def test_cli_shows_data_warnings_as_one_line(tmp_path, randml_cmd, cli_env):
+    """randml's own warnings (here: duplicated rows in ionosphere) are one line naming the category, without
+    the Python source location and line that warnings.showwarning adds."""
+    res = subprocess.run([*randml_cmd, "plan", "experiment=eem_table4", "dataset=ionosphere",
+                          f"store_dir={tmp_path / 'store'}", f"hydra.run.dir={tmp_path}/logs"],
+                         env=cli_env, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    lines = [l for l in res.stderr.splitlines() if "DataQualityWarning" in l]
+    assert len(lines) == 1 and lines[0].startswith("randml: DataQualityWarning: dataset 'ionosphere': 1 of 351 rows")
+    assert "loading.py" not in res.stderr and "validate_xy(" not in res.stderr
