@@ -117,3 +117,19 @@ def test_table5_claims_leave_substitutes_out(tmp_path):
     assert not checks["EEM 1.5-2x faster than ELM on the largest set"]["held"]   # 1 / 2 on the real set
     assert checks["EEM trains in time comparable to ELM"]["evidence"] == "EEM/WELM ratios 2.00-2.00"  # not 0.50
     assert "the substitutes (sub) are in the table above and are not counted" in ctx.artefacts.files["eem_table5.md"]
+
+
+def test_table4_footer_names_the_grids_actually_searched():
+    """The footer's grid line is Section 7's only when every column searched exactly Section 7's values; the
+    smoke config (and any override) gets its own grids, columns with equal grids together."""
+    from experiments.eem.table4 import SECTION7_LINE, grids_line
+    from randml_core.results import compose_spec
+    for name in ("eem_table4", "eem_table4_r10", "eem_table4_unbalanced"):
+        assert grids_line(compose_spec(name).variants) == SECTION7_LINE
+    assert grids_line(compose_spec("smoke").variants) == (
+        "Grids (this config, not Section 7's): WELM-sig, WELM-nsig, WELM-rbf, EEM-sig, EEM-nsig, EEM-rbf: "
+        "n_hidden in {10, 30}; EEKM-rbf: gamma in {0.1, 1}, n_hidden in {10, 30}; LS-SVM-rbf, SVM-rbf: "
+        "C in {1, 100}, gamma in {0.1, 1}")
+    one_axis = grids_line(compose_spec("eem_table4", ["models.svm.grid.C=[1.0,10.0]"]).variants)
+    assert one_axis != SECTION7_LINE and "SVM-rbf: C in {1, 10}, gamma in {1e-10," in one_axis
+    assert "LS-SVM-rbf: C in {0.1, 1, 10, 100, 1000, 10000, 100000, 1e+06," in one_axis

@@ -23,6 +23,28 @@ def _size_limits(options: dict) -> str:
             ", ".join(f"{f} > {n} rows" for f, n in limits.items()) + ". ")
 
 
+#: Section 7's grids, per axis; a config whose every column searches exactly these gets the paper's line
+SECTION7_AXES = {"n_hidden": {50, 100, 250, 500, 1000}, "gamma": {10.0 ** k for k in range(-10, 1)},
+                 "C": {10.0 ** k for k in range(-1, 11)}}
+SECTION7_LINE = "Grids (Section 7): h in {50,100,250,500,1000}; gamma in 1e-10..1e0; C in 1e-1..1e10"
+
+
+def grids_line(variants) -> str:
+    """Footer line naming the searched grids: Section 7's line when every column searches exactly Section 7's
+    values on each of its axes, else the config's own grids, columns with equal grids named together."""
+    def same(p, vals):
+        return p in SECTION7_AXES and {float(v) for v in vals} == {float(v) for v in SECTION7_AXES[p]}
+    if all(same(p, vals) for v in variants for p, vals in v.grid.items()):
+        return SECTION7_LINE
+    groups: dict[str, list[str]] = {}
+    for v in variants:
+        axes = ", ".join(f"{p} in {{{', '.join(f'{x:g}' if isinstance(x, (int, float)) else str(x) for x in vals)}}}"
+                         for p, vals in sorted(v.grid.items())) or "no grid"
+        groups.setdefault(axes, []).append(v.name)
+    return "Grids (this config, not Section 7's): " + "; ".join(f"{', '.join(names)}: {axes}"
+                                                                 for axes, names in groups.items())
+
+
 def task_minutes(frame: pd.DataFrame) -> str:
     """Footer line: compute per dataset from the store, the sum over its tasks (one split each, all
     models and settings, one BLAS thread) of the task's wall seconds (``task_seconds``)."""
@@ -59,8 +81,7 @@ def _footer(ctx, rule: str, summary: pd.DataFrame, edges: list[str] | None = Non
         f"Cell: mean ± std of per-fold GMean over all outer folds at the selected hyper-parameters; "
         f"bold = best of the row (at 3 decimals). Selection: {rule}.",
         "Features min-max scaled to [0, 1] per feature, scaler fitted on the training fold only.",
-        "Grids (Section 7): h in {50,100,250,500,1000}; gamma in 1e-10..1e0; C in 1e-1..1e10"
-        if spec.profile == "paper" else f"Grids reduced by profile {spec.profile!r}.",
+        grids_line(spec.variants) + (f" (profile {spec.profile!r})" if spec.profile != "paper" else ""),
         _size_limits(spec.options) +
         f"libsvm fits bounded at {spec.options.get('svm_max_iter')} iterations; bounded (not converged) cells "
         f"in the whole grid: {int((~frame['converged'].astype(bool)).sum()) if len(frame) else 0}; at the selected "
