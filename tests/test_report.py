@@ -128,3 +128,17 @@ def test_complete_models_are_those_scored_on_every_dataset():
     assert complete_models(pick, ["M1", "M2"]) == []          # nothing dropped
     assert complete_models(pick, ["M1", "M3"]) == []          # 1 complete model
     assert complete_models(pick[pick.model != "M3"], ["M1", "M2", "M3"]) == []
+
+
+def test_features_line_follows_the_configured_preprocessing():
+    """Report footers keep their own words for the defaults (min-max, rows as published) and state any other
+    configured preprocessing instead of claiming min-max."""
+    from randml_core.preprocess import DUPLICATES, PREPROCESSINGS
+    from randml_core.report.tables import features_line
+    usual = "Features min-max scaled."
+    assert features_line({}, usual) == usual
+    assert features_line({"preprocessing": "minmax", "duplicates": "keep"}, usual) == usual
+    assert features_line({"preprocessing": "standard"}, usual) == f"Features: {PREPROCESSINGS['standard']}."
+    assert features_line({"preprocessing": "none"}, usual) == "Features: none (features as loaded)."
+    dropped = features_line({"duplicates": "drop"}, usual)
+    assert dropped.startswith(f"Features: {PREPROCESSINGS['minmax']}") and DUPLICATES["drop"] in dropped

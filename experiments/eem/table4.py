@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from randml_core.report.tables import (Table, cell_counts, grid_edge_counts, grid_edge_flags, nested_rows,
-                                      select_best, select_nested, selected_rows, split_scores,
+from randml_core.report.tables import (Table, cell_counts, features_line, grid_edge_counts, grid_edge_flags,
+                                      nested_rows, select_best, select_nested, selected_rows, split_scores,
                                       with_stand_ins)
 
 TITLE = "EEM Table 4 — GMean on the UCI datasets"
@@ -80,7 +80,8 @@ def _footer(ctx, rule: str, summary: pd.DataFrame, edges: list[str] | None = Non
         f"profile = {spec.profile}.",
         f"Cell: mean ± std of per-fold GMean over all outer folds at the selected hyper-parameters; "
         f"bold = best of the row (at 3 decimals). Selection: {rule}.",
-        "Features min-max scaled to [0, 1] per feature, scaler fitted on the training fold only.",
+        features_line(spec.options, "Features min-max scaled to [0, 1] per feature, scaler fitted on the training "
+                                    "fold only."),
         grids_line(spec.variants) + (f" (profile {spec.profile!r})" if spec.profile != "paper" else ""),
         _size_limits(spec.options) +
         f"libsvm fits bounded at {spec.options.get('svm_max_iter')} iterations; bounded (not converged) cells "

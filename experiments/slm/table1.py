@@ -5,7 +5,7 @@ training part (nested, see :mod:`experiments.slm.common`). FF-MLP / BP-MLP: quot
 """
 from __future__ import annotations
 
-from randml_core.report.tables import split_scores
+from randml_core.report.tables import features_line, split_scores
 
 from .common import (comparison_rows, nested_picks, provenance_lines, published, selection_lines, summarise,
                      wide_text, write_artefacts)
@@ -36,7 +36,8 @@ def build(ctx) -> list:
         "The paper's synthetic generators are not recoverable: circle-and-ring, 2-new-moons and 4-new-moons "
         "are our versions (randml_core/data/generators_slm.py), so those rows compare different data.",
         "Pima: the 392 cleaned rows (text); ionosphere: 33 features (constant column dropped, as the appendix counts).",
-        "Features min-max scaled on the training part (SLM models standardise internally).",
+        features_line(ctx.spec.options, "Features min-max scaled on the training part (SLM models standardise "
+                                        "internally)."),
         *selection_lines(ctx, picks),
         *provenance_lines(ctx),
     ]

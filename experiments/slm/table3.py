@@ -5,7 +5,7 @@ training part (2-fold inner CV, lowest mean RMSE; see :mod:`experiments.slm.comm
 """
 from __future__ import annotations
 
-from randml_core.report.tables import split_scores
+from randml_core.report.tables import features_line, split_scores
 
 from .common import (comparison_rows, nested_picks, provenance_lines, published, selection_lines, summarise,
                      wide_text, write_artefacts)
@@ -22,6 +22,13 @@ def table3_frames(ctx):
     return long, wide_text(long, datasets, MODELS, 2), picks
 
 
+def _features(options: dict) -> str:
+    svr = "SVR / LSVR: libsvm on the standardised target (mapped back)"
+    usual = f"{svr}, features min-max scaled on the training part."
+    line = features_line(options, usual)
+    return line if line == usual else f"{svr}. {line}"
+
+
 def build(ctx) -> list:
     long, wide, picks = table3_frames(ctx)
     counts = long.loc[long["verdict"] != "", "verdict"].value_counts().to_dict()
@@ -31,7 +38,7 @@ def build(ctx) -> list:
         "Selection: per outer split, 2-fold inner CV on the training part picks the hyper-parameters by RMSE.",
         f"Verdicts over the comparable cells: {counts}.",
         "Friedman 1: 10 features (sklearn default; the paper's D is stripped), no noise on any Friedman set.",
-        "SVR / LSVR: libsvm on the standardised target (mapped back), features min-max scaled on the training part.",
+        _features(ctx.spec.options),
         *selection_lines(ctx, picks),
         *provenance_lines(ctx),
     ]

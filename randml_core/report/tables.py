@@ -298,6 +298,15 @@ def _numeric_axes(variants, min_values: int) -> dict:
             for v in variants}
 
 
+def features_line(options: dict, usual: str) -> str:
+    """A footer's preprocessing line: ``usual`` (the report's own words for the defaults: min-max on the
+    training part, rows as published) when the experiment keeps them, else the configured preprocessing."""
+    from ..preprocess import duplicates_of, preprocessing_of
+    if (options.get("preprocessing") or "minmax") == "minmax" and duplicates_of(options) == "keep":
+        return usual
+    return f"Features: {preprocessing_of(options)}."
+
+
 def grid_edge_flags(summary: pd.DataFrame, variants) -> list[str]:
     """Selected settings that sit on an edge of a searched numeric axis (3+ values): the search may have
     stopped short of the best value. One "dataset / model: param=value (grid min..max)" per hit."""
