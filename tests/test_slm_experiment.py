@@ -318,3 +318,19 @@ def test_configs_compose_and_table2_fig5_share_table1_cells():
     assert set(specs["slm_table1"].columns) == {"LSVM", "SVM/RBF", "DT", "SLM Baseline", "RF", "XGBoost",
                                                  "SLM Forest", "SLM Boost"}
     assert "SLR Boost" in specs["slm_table3"].columns
+
+
+def test_table1_footer_states_the_configured_inner_folds_and_scaling(tmp_path, randml_cmd, cli_env):
+    """A reduced slm_table1 run with 3 inner folds and standardised features: the report's footer says so
+    (it said '2-fold' and 'min-max' whatever the config was)."""
+    import subprocess
+    args = ["experiment=slm_table1", "profile=quick", "dataset=circle-and-ring", "protocol.repeats=1",
+            "protocol.inner_splits=3", "+experiment.preprocessing=standard", f"store_dir={tmp_path / 'store'}",
+            f"results_dir={tmp_path / 'res'}", f"hydra.run.dir={tmp_path}/logs", "progress=false"]
+    for cmd in ("run", "report"):
+        res = subprocess.run([*randml_cmd, cmd, *args], env=cli_env, capture_output=True, text=True, timeout=600)
+        assert res.returncode == 0, res.stderr[-2000:]
+    md = (tmp_path / "res" / "scratch" / "slm_table1" / "tables" / "slm_table1.md").read_text()
+    assert "Selection: per outer split, 3-fold inner CV on the training part" in md
+    assert "Features: standardised (zero mean, unit variance) with training-part statistics." in md
+    assert "min-max" not in md

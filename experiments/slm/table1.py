@@ -29,7 +29,8 @@ def build(ctx) -> list:
     footer = [
         "Cell: our accuracy (%) mean ± std over the outer splits / the paper's single-split value "
         "(ours − paper, verdict: within = |delta| <= our std, else above/below).",
-        "Selection: per outer split, 2-fold inner CV on the training part picks the hyper-parameters by "
+        f"Selection: per outer split, {ctx.spec.protocol.inner_splits}-fold inner CV on the training part picks the "
+        "hyper-parameters by "
         "accuracy (column `selected` of the CSV = the most frequent pick).",
         f"Verdicts over the comparable cells: {counts}.",
         "FF-MLP and BP-MLP are the numbers the SLM paper quotes from Lin et al. (2020); they are not run here.",

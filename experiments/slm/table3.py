@@ -35,7 +35,8 @@ def build(ctx) -> list:
     footer = [
         "Cell: our test RMSE mean ± std over the outer splits / the paper's single-split value "
         "(ours − paper, verdict: within = |delta| <= our std, else above/below; lower is better).",
-        "Selection: per outer split, 2-fold inner CV on the training part picks the hyper-parameters by RMSE.",
+        f"Selection: per outer split, {ctx.spec.protocol.inner_splits}-fold inner CV on the training part picks the "
+        "hyper-parameters by RMSE.",
         f"Verdicts over the comparable cells: {counts}.",
         "Friedman 1: 10 features (sklearn default; the paper's D is stripped), no noise on any Friedman set.",
         _features(ctx.spec.options),
