@@ -142,3 +142,12 @@ def test_features_line_follows_the_configured_preprocessing():
     assert features_line({"preprocessing": "none"}, usual) == "Features: none (features as loaded)."
     dropped = features_line({"duplicates": "drop"}, usual)
     assert dropped.startswith(f"Features: {PREPROCESSINGS['minmax']}") and DUPLICATES["drop"] in dropped
+
+
+def test_features_line_default_other_than_minmax():
+    """A report whose experiment standardises (MeMd Table II) keeps its words for standardisation and states
+    min-max when the config asks for it."""
+    from randml_core.report.tables import features_line
+    usual = "Features standardised on the training fold."
+    assert features_line({"preprocessing": "standard"}, usual, default="standard") == usual
+    assert features_line({}, usual, default="standard") == "Features: minmax[0,1] fitted on the training part."

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from randml_core.report.tables import features_line
 from randml_core.store import Store
 
 from .common import build_table, footer, write
@@ -52,7 +53,8 @@ def build(ctx) -> list:
         "MeMd: 2-moment (Gaussian) ME marginals; K chosen per outer fold by 5-fold CV inside the training part "
         "(smallest K of best inner accuracy); K column = median [min-max] over outer folds of the chosen K, of d "
         "genes (median K/d in %). SVM: LIBLINEAR LinearSVC, C from 0.01..100 by 3-fold CV on the training part "
-        "(the paper: LIBSVM linear kernel, C not stated). Features standardised on the training fold.",
+        "(the paper: LIBSVM linear kernel, C not stated). "
+        + features_line(spec.options, "Features standardised on the training fold.", default="standard"),
     ])
     stem = ctx.results_dir / "tables" / spec.options.get("table_stem", spec.name)
     return write(ctx.artefacts, stem, spec.options.get("title", TITLE), shown, csv, foot, frame)

@@ -298,11 +298,11 @@ def _numeric_axes(variants, min_values: int) -> dict:
             for v in variants}
 
 
-def features_line(options: dict, usual: str) -> str:
-    """A footer's preprocessing line: ``usual`` (the report's own words for the defaults: min-max on the
-    training part, rows as published) when the experiment keeps them, else the configured preprocessing."""
+def features_line(options: dict, usual: str, default: str = "minmax") -> str:
+    """A footer's preprocessing line: ``usual`` (the report's own words for its experiment's setting: the
+    ``default`` preprocessing, rows as published) when the experiment has it, else the configured one."""
     from ..preprocess import duplicates_of, preprocessing_of
-    if (options.get("preprocessing") or "minmax") == "minmax" and duplicates_of(options) == "keep":
+    if (options.get("preprocessing") or "minmax") == default and duplicates_of(options) == "keep":
         return usual
     return f"Features: {preprocessing_of(options)}."
 
