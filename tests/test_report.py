@@ -151,3 +151,14 @@ def test_features_line_default_other_than_minmax():
     usual = "Features standardised on the training fold."
     assert features_line({"preprocessing": "standard"}, usual, default="standard") == usual
     assert features_line({}, usual, default="standard") == "Features: minmax[0,1] fitted on the training part."
+
+
+def test_comparison_of_two_models_says_once_why_there_is_no_cd_diagram(tmp_path):
+    from randml_core.report.comparison import comparison_section
+    pick = pd.DataFrame({"dataset": ["a", "a", "b", "b", "c", "c"], "model": ["X", "Y"] * 3,
+                         "mean": [0.9, 0.8, 0.7, 0.75, 0.6, 0.5], "params_json": ["{}"] * 6})
+    text, paths = comparison_section(pd.DataFrame(), "gmean", tmp_path / "cd", "t", pick=pick)
+    assert paths == [] and "\nNo CD diagram: the Friedman test and the Nemenyi critical difference need >= 3 " \
+                             "models, got 2" in text
+    assert text.count("no CD diagram") + text.count("No CD diagram") == 1
+    assert "(the papers' rule)" in text

@@ -49,8 +49,8 @@ def comparison_section(frame: pd.DataFrame, metric: str, stem: Path, title: str,
     """Markdown for one comparison over datasets and the CD diagram files (``stem``.png/.pdf, staged in the
     artefact set ``out`` when given), or the reason it does not apply (``pick`` as in :func:`score_matrix`)."""
     matrix = score_matrix(frame, metric, rule, models, pick)
-    head = f"## {title}\n\nScores: mean outer-fold {metric} at the setting selected by " \
-           f"{'nested CV' if rule == 'nested' else 'the best mean CV score over the grid (the papers rule)'}; " \
+    by = "nested CV" if rule == "nested" else "the best mean CV score over the grid (the papers' rule)"
+    head = f"## {title}\n\nScores: mean outer-fold {metric} at the setting selected by {by}; " \
            f"{'higher' if higher_is_better(metric) else 'lower'} is better.\n"
     if matrix.shape[0] < 2 or matrix.shape[1] < 2:
         return head + f"\nNot applicable: {matrix.shape[0]} dataset(s) x {matrix.shape[1]} model(s) with " \
@@ -63,7 +63,7 @@ def comparison_section(frame: pd.DataFrame, metric: str, stem: Path, title: str,
     try:
         paths = cd_diagram(comp, stem, out)
     except StatsRefusal as exc:
-        head += f"\nNo CD diagram: {exc}\n"
+        head += f"\n{str(exc)[:1].upper()}{str(exc)[1:]}\n"  # "no CD diagram: <why>"
     figure = f"\n![critical difference diagram]({Path('..') / 'figures' / Path(stem).name}.png)\n" if paths else ""
     return head + figure + "\n" + comp.to_markdown() + "\n", paths
 
