@@ -99,6 +99,25 @@ def current_rows(spec, store_dir: str | os.PathLike):
     return frame, plan, keys
 
 
+_SHOWN_DATA_WARNINGS: set[str] = set()  # the data-quality warnings load() has shown in this process
+
+
+def _once_per_message(fn):
+    """Call ``fn``; a data-quality warning (duplicated rows, constant features) it raises is shown the first
+    time only, so a notebook that calls load() again and again does not repeat them; other warnings pass."""
+    from .data.checks import DataQualityWarning
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = fn()
+    for w in caught:
+        if issubclass(w.category, DataQualityWarning):
+            if str(w.message) in _SHOWN_DATA_WARNINGS:
+                continue
+            _SHOWN_DATA_WARNINGS.add(str(w.message))
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return out
+
+
 def load(experiment: str, *, store_dir: str | os.PathLike | None = None, overrides=(),
          include_inner: bool = False, include_failed: bool = False, all_configs: bool = False,
          config_dir: str | os.PathLike | None = None, **filters) -> pd.DataFrame:
@@ -138,7 +157,7 @@ def load(experiment: str, *, store_dir: str | os.PathLike | None = None, overrid
     if all_configs:
         frame, n_planned = store.read(), None
     else:
-        frame, _, keys = current_rows(spec, root)
+        frame, _, keys = _once_per_message(lambda: current_rows(spec, root))
         n_planned = len(keys)
         if frame.empty:
             n_stored = len(store.read(columns=["key"]))

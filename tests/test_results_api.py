@@ -221,3 +221,33 @@ def test_cli_and_load_share_randml_store(tmp_path, randml_cmd, cli_env):
                           f"hydra.run.dir={tmp_path}/logs"], cwd=elsewhere, env=env, capture_output=True, text=True,
                          timeout=300)
     assert res.returncode == 0 and (other / "smoke").is_dir(), res.stderr[-2000:]
+
+
+def test_load_shows_each_data_quality_warning_once_per_process(small_store, monkeypatch):
+    """A notebook calling load() repeatedly sees a dataset's quality warning once, a new one when it appears,
+    and other warnings every time."""
+    import warnings
+
+    import randml_core.results as results
+    from randml_core.data.checks import DataQualityWarning
+    store, _ = small_store
+    original = results.current_rows
+    said = {"msg": "dataset 'heart': a test warning"}
+
+    def noisy(spec, root):
+        warnings.warn(said["msg"], DataQualityWarning)
+        warnings.warn("something else", UserWarning)
+        return original(spec, root)
+    monkeypatch.setattr(results, "current_rows", noisy)
+    monkeypatch.setattr(results, "_SHOWN_DATA_WARNINGS", set())
+
+    def warned():
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            assert len(load("smoke", store_dir=store, overrides=SMALL[1:])) == 6
+        return [(w.category, str(w.message)) for w in rec]
+    first = warned()
+    assert (DataQualityWarning, said["msg"]) in first and (UserWarning, "something else") in first
+    assert warned() == [(UserWarning, "something else")]
+    said["msg"] = "dataset 'heart': another"
+    assert (DataQualityWarning, "dataset 'heart': another") in warned()
