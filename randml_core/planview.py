@@ -102,13 +102,15 @@ def describe_plan(spec: ExperimentSpec, store_dir: str, workers: int = 1, shard:
             continue
         tasks = [t for t in tasks_in if t.dataset == name]
         cells = sum(len(t.cells) for t in tasks)
-        done = sum(status.get(c.key) == "ok" for t in tasks for c in t.cells)
-        failed = sum(status.get(c.key) == "failed" for t in tasks for c in t.cells)
+        states = [status.get(c.key) for t in tasks for c in t.cells]
+        done, skipped, absent = states.count("ok"), states.count("skipped"), states.count(None)
+        failed = cells - done - skipped - absent  # any other stored status, as `randml status` counts
         missing = [t for t in tasks if any(c.key not in status for c in t.cells)]
         todo += missing
         per_task = per.get(name, math.nan)
-        rows.append(f"  {name}: {len(tasks)} task(s), {cells} cells: {done} stored, {failed} failed, "
-                    f"{cells - done - failed} missing in {len(missing)} task(s); predicted "
+        rows.append(f"  {name}: {len(tasks)} task(s), {cells} cells: {done} stored, "
+                    + (f"{skipped} skipped by rule, " if skipped else "") + f"{failed} failed, "
+                    f"{absent} missing in {len(missing)} task(s); predicted "
                     f"{_fmt(len(missing) * per_task)} on one worker"
                     + (f" ({_fmt(per_task)} per task)" if math.isfinite(per_task) and missing else "")
                     + ("" if math.isfinite(per_task) or not missing else " (no stored task of this dataset to time)"))

@@ -205,6 +205,9 @@ def test_status_counts_cells_skipped_by_rule_apart_from_failed_ones(tmp_path, ra
     st = subprocess.run([*randml_cmd, "status", *common], env=cli_env, capture_output=True, text=True, timeout=300)
     assert st.returncode == 0, st.stderr
     assert "total: 0 done, 12 skipped by rule, 0 failed, 0 missing" in st.stdout  # 2 gamma x 2 C x 3 folds
+    plan = subprocess.run([*randml_cmd, "plan", *common], env=cli_env, capture_output=True, text=True, timeout=300)
+    assert plan.returncode == 0, plan.stderr
+    assert "heart: 3 task(s), 12 cells: 0 stored, 12 skipped by rule, 0 failed, 0 missing in 0 task(s)" in plan.stdout
     assert "0/12/0/0" in st.stdout and "done/skipped/failed/missing" in st.stdout
 
 
