@@ -20,7 +20,7 @@ from .provenance import REPO_ROOT
 
 CONF_DIR = Path(os.environ.get("RANDML_CONF", REPO_ROOT / "conf")).resolve()
 USAGE = """usage: randml run     experiment=NAME [overrides...]   run the missing cells (-m for a Hydra sweep)
-       randml plan    experiment=NAME [overrides...]   the cells, grids and stored / missing counts; runs nothing
+       randml plan    experiment=NAME [overrides...]   grids, cells stored / skipped / failed / missing, time; runs nothing
        randml status  experiment=NAME [overrides...]   done / skipped / failed / missing cells per dataset x model
        randml report  experiment=NAME [overrides...]   regenerate the experiment's tables from the store
        randml compare experiment=NAME [metric=M] [models=[A,B,...]] [rule=best_mean|nested] [overrides...]
