@@ -603,3 +603,14 @@ def test_report_pools_the_store_onto_an_earlier_levels_csv(compose, tmp_path):
     spec = compose(*QUICK, "experiment.elmboost_base_levels=" + str(tmp_path / "nope.csv"))
     with pytest.raises(FileNotFoundError, match="elmboost_base_levels=.*nope.csv: no such file"):
         build_report(spec, str(tmp_path / "second"), str(tmp_path / "res_x"))
+
+
+def test_figure_footer_states_the_configured_boosting_setting():
+    """The figures' footer read 'T = 50' for any config; it now comes from the boosting columns' grids (the
+    plain ELM's one-solve columns left out): the paper's setting for elmboost, T = 5 for elmboost_quick."""
+    from experiments.elmboost.report import boost_setting
+    from randml_core.results import compose_spec
+    assert boost_setting(compose_spec("elmboost").variants) == "J = M, mu = 1, alpha = 1/2, T = 50"
+    assert boost_setting(compose_spec("elmboost_quick").variants) == "J = M, mu = 1, alpha = 1/2, T = 5"
+    two = compose_spec("elmboost_quick", ["models.tanh.grid.n_steps=[5,10]", "models.tanh.grid.alpha=[0.25]"])
+    assert boost_setting(two.variants) == "J = M, mu = 1, alpha in {0.25, 1/2}, T in {5, 10}"

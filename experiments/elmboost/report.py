@@ -621,6 +621,21 @@ def write_claims(out, tables, prefix: str, s: pd.DataFrame, datasets, header: li
     return [md, js]
 
 
+def boost_setting(variants) -> str:
+    """'J = M, mu = 1, alpha = 1/2, T = 50' (the paper's setting, as configured) from the boosting columns' grids
+    (not the plain ELM's one-solve columns); an axis with several values lists them."""
+    boost = [v for v in variants if v.family == "elm_ridge_boost"
+             and not (list(v.grid.get("n_levels", [])) == [1] and list(v.grid.get("n_steps", [])) == [1])]
+
+    def axis(name, key, fmt=lambda x: f"{x:g}", unset="?"):
+        vals = sorted({x for v in boost for x in (v.grid.get(key) or [v.fixed.get(key)]) if x is not None})
+        if len(vals) > 1:
+            return f"{name} in {{{', '.join(fmt(x) for x in vals)}}}"
+        return f"{name} = {fmt(vals[0]) if vals else unset}"
+    return ", ".join([axis("J", "n_hidden", unset="M"), axis("mu", "ridge"),
+                      axis("alpha", "alpha", lambda x: "1/2" if x == 0.5 else f"{x:g}"), axis("T", "n_steps")])
+
+
 def build(ctx) -> list:
     spec = ctx.spec
     prefix = str(_opt(ctx, "elmboost_prefix", "elmboost"))
@@ -640,7 +655,7 @@ def build(ctx) -> list:
     seeds = seeds_line(s, datasets, spec.protocol.repeats)
     cells = (f"{missing} of {ctx.n_planned} planned cells not computed" if not base_path else
              f"the store's {len(ctx.frame)} cells pooled with the earlier levels csv {Path(str(base_path)).name}")
-    footer = (f"fixed train/test split, {seeds}; Eq. (21) per image, J = M, mu = 1, alpha = 1/2, T = 50 (paper: 20 "
+    footer = (f"fixed train/test split, {seeds}; Eq. (21) per image, {boost_setting(spec.variants)} (paper: 20 "
               f"levels, T = 50); band = min..max over seeds; {cells}")
     paths = []
     for num, act in ((1, "tanh"), (2, "sign")):
