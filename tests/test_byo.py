@@ -45,6 +45,7 @@ def test_config_only_experiment_runs_reports_and_loads(byo, cli_env):
     assert [line.split(" | ")[0][2:] for line in body] == ["blobs", "heart", "sonar"]
     for line in body:  # a number in every cell: 3 datasets x 6 columns (LogReg, scaled_svc, kNN, 3 EEM)
         assert line.count("±") == 6, line
+    assert "- Features: minmax[0,1] fitted on the training part." in md  # the generic footer states the scaling
     assert (root / "results" / "tables" / "mine_stats.md").exists()
     assert (root / "results" / "figures" / "mine_cd.png").exists()
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..config import ConfigError
+from ..preprocess import preprocessing_of
 from ..stats import higher_is_better
 from .comparison import comparison_section, pivot_scores, selected
 from .tables import Table, cell_counts, grid_edge_flags
@@ -57,6 +58,7 @@ def build(ctx) -> list:
                       f"Cell: mean ± std of per-fold {metric} over the outer folds at the selected setting "
                       f"({'higher' if higher_is_better(metric) else 'lower'} is better; bold = best of the row). "
                       f"Selection: {words}.",
+                      f"Features: {preprocessing_of(spec.options)}.",
                       cell_counts(frame, ctx.n_planned),
                       "Data sources: " + "; ".join(f"{d}: {s}" + (f" (substitute for {ctx.substitutes[d]})"
                                                                  if d in ctx.substitutes else "")
