@@ -293,13 +293,15 @@ def _compare_args(rest: list[str]) -> list[str]:
     return left
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None, _default=warnings.showwarning):
+def _show_warning(message, category, filename, lineno, file=None, line=None):
     """randml's own warnings (data quality, cards, dataset mismatches) as one line without the source
     location (they are about the user's data or config, not about code); others as Python shows them."""
-    if category.__module__.startswith("randml_core"):
-        print(f"randml: {category.__name__}: {message}", file=file or sys.stderr)
-    else:
-        _default(message, category, filename, lineno, file, line)
+    text = (f"randml: {category.__name__}: {message}\n" if category.__module__.startswith("randml_core")
+            else warnings.formatwarning(message, category, filename, lineno, line))
+    try:
+        (file or sys.stderr).write(text)
+    except OSError:  # stderr gone (closed pipe): nothing to show it on, as Python's own showwarning
+        pass
 
 
 def main(argv: list[str] | None = None) -> None:
