@@ -182,8 +182,10 @@ def _cmd_compare(cfg) -> int:
         higher_is_better(metric)
     except ValueError as exc:
         raise CommandError(f"metric={metric!r}: {exc}") from None
-    if metric not in frame.columns:
-        raise CommandError(f"metric={metric!r} is not stored for {spec.name}")
+    if metric not in frame.columns or frame[metric].isna().all():
+        have = [m for m in ("gmean", "accuracy", "balanced_accuracy", "log_loss", "rmse", "mae")
+                if m in frame.columns and frame[m].notna().any()]
+        raise CommandError(f"metric={metric!r} is not stored for {spec.name}; its rows have: {', '.join(have)}")
     models = _COMPARE.get("models")
     unknown = sorted(set(models or []) - set(frame["model"]))
     if unknown:

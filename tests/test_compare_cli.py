@@ -44,3 +44,6 @@ def test_compare_prints_ranks_friedman_and_writes_the_cd_diagram(smoke_store):
     assert two.returncode == 0 and "corrected resampled t-test" in two.stdout, two.stderr[-2000:]
     bad = subprocess.run([*common, "metric=nope"], env=env, capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and "nope" in bad.stderr
+    unstored = subprocess.run([*common, "metric=rmse"], env=env, capture_output=True, text=True, timeout=300)
+    assert unstored.returncode == 2
+    assert "metric='rmse' is not stored for smoke; its rows have: gmean, accuracy, balanced_accuracy" in unstored.stderr
