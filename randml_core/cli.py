@@ -168,6 +168,7 @@ _COMPARE: dict = {}  # compare's own arguments (metric=, models=, rule=), taken 
 
 
 def _cmd_compare(cfg) -> int:
+    from .metrics import STORED_METRICS
     from .report.comparison import comparison_section
     from .results import current_rows
     from .stats import higher_is_better
@@ -183,8 +184,7 @@ def _cmd_compare(cfg) -> int:
     except ValueError as exc:
         raise CommandError(f"metric={metric!r}: {exc}") from None
     if metric not in frame.columns or frame[metric].isna().all():
-        have = [m for m in ("gmean", "accuracy", "balanced_accuracy", "log_loss", "rmse", "mae")
-                if m in frame.columns and frame[m].notna().any()]
+        have = [m for m in STORED_METRICS if m in frame.columns and frame[m].notna().any()]
         raise CommandError(f"metric={metric!r} is not stored for {spec.name}; its rows have: {', '.join(have)}")
     models = _COMPARE.get("models")
     unknown = sorted(set(models or []) - set(frame["model"]))

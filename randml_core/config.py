@@ -402,9 +402,9 @@ def build_spec(cfg: dict, config_dirs=None) -> ExperimentSpec:
     _check_options(options)
     metrics = (cfg.get("report") or {}).get("metrics")
     if metrics is not None:
-        known = ("gmean", "accuracy", "balanced_accuracy", "log_loss", "rmse", "mae")
+        from .metrics import STORED_METRICS
         for m in metrics if isinstance(metrics, list) else [metrics]:
-            _check_value(m, "report.metrics", "str", choices=known)
+            _check_value(m, "report.metrics", "str", choices=STORED_METRICS)
         options["report_metrics"] = list(metrics) if isinstance(metrics, list) else [metrics]
     names = [v.name for v in variants]
     columns = list(exp.get("columns") or names)

@@ -4,6 +4,11 @@ from __future__ import annotations
 import numpy as np
 
 
+#: the metric columns a stored row can carry (classification: gmean, accuracy, balanced_accuracy, log_loss;
+#: regression: rmse, mae), in the order messages list them
+STORED_METRICS = ("gmean", "accuracy", "balanced_accuracy", "log_loss", "rmse", "mae")
+
+
 def confusion(y_true, y_pred, labels=None) -> tuple[np.ndarray, np.ndarray]:
     """Confusion matrix (rows: true class, columns: predicted) and its label order."""
     y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)

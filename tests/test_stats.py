@@ -389,3 +389,11 @@ def test_cd_diagram_files(tmp_path):
     cd_diagram(res, tmp_path / "figs" / "cd_gmean")  # rewrite in place: same bytes, still no temp files
     assert paths[1].read_bytes() == first
     assert len(list((tmp_path / "figs").iterdir())) == 2
+
+
+def test_every_stored_metric_has_a_direction():
+    """The metric columns rows carry (config checks, reports, compare list them) and the direction table of the
+    statistics name the same metrics: a new metric must be added to both."""
+    from randml_core.metrics import STORED_METRICS
+    from randml_core.stats.direction import HIGHER_IS_BETTER
+    assert set(STORED_METRICS) == set(HIGHER_IS_BETTER) and len(STORED_METRICS) == len(set(STORED_METRICS))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..config import ConfigError
+from ..metrics import STORED_METRICS
 from ..preprocess import preprocessing_of
 from ..stats import higher_is_better
 from .comparison import comparison_section, pivot_scores, selected
@@ -50,7 +51,7 @@ def build(ctx) -> list:
     for metric in metrics:
         if len(frame) and metric not in frame.columns:
             raise ConfigError(f"report.metrics lists {metric!r}, which the stored rows do not have "
-                             f"(they have: {', '.join(c for c in ('gmean', 'accuracy', 'balanced_accuracy', 'log_loss', 'rmse', 'mae') if c in frame.columns)})")
+                             f"(they have: {', '.join(c for c in STORED_METRICS if c in frame.columns)})")
         for rule, words, suffix in rules:
             pick = selected(frame, metric, rule) if len(frame) else pd.DataFrame(
                 columns=["dataset", "model", "mean", "std", "n_folds", "n_failed", "n_bounded", "params_json"])
