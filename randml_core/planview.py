@@ -16,7 +16,7 @@ import pandas as pd
 
 from .config import ExperimentSpec
 from .data.sources import no_downloads
-from .runner import make_plan
+from .runner import make_plan, shard_tasks
 from .store import Store
 
 
@@ -68,13 +68,20 @@ def run_summary(plan, stored: pd.DataFrame | None, todo, workers, shard=None) ->
     the predicted wall time on its workers."""
     n = resolve_workers(workers)
     cells = sum(len(t.cells) for t in plan.tasks)
+    mine = shard_tasks(plan.tasks, shard)
+    in_scope = sum(len(t.cells) for t in mine)
     missing = sum(len(t.cells) for t in todo)
     work, longest, wall, untimed = predict(todo, stored, n)
-    pred = (f"predicted wall time on {n} worker(s) {_fmt(wall)} (longest task {_fmt(longest)})" if not untimed
-            else f"no time prediction (no stored task time for {', '.join(untimed)})") if todo else "nothing to compute"
+    if not todo:
+        state = "all stored, nothing to compute"
+    else:
+        pred = (f"predicted wall time on {n} worker(s) {_fmt(wall)} (longest task {_fmt(longest)})" if not untimed
+                else f"no time prediction (no stored task time for {', '.join(untimed)})")
+        state = ("all to compute" if missing == in_scope
+                 else f"{in_scope - missing} stored, {missing} to compute in {len(todo)} task(s)") + f"; {pred}"
     return (f"randml run: {plan.spec.name}: {cells} cells in {len(plan.tasks)} tasks"
-            + (f", shard {shard}" if shard else "")
-            + f"; {missing} cells to compute in {len(todo)} task(s); {pred}")
+            + (f", shard {shard}: {in_scope} cells in {len(mine)} tasks" if shard else "")
+            + f"; {state}")
 
 
 def describe_plan(spec: ExperimentSpec, store_dir: str, workers: int = 1, shard: str | None = None) -> str:

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from randml_core.leases import HOST, Leases, is_stale, read_lease, task_id
-from randml_core.planview import describe_plan, lpt_makespan
+from randml_core.planview import describe_plan, lpt_makespan, run_summary
 from randml_core.runner import VOLATILE_COLUMNS, PlanError, make_plan, parse_shard, run, shard_tasks
 from randml_core.store import Store
 
@@ -209,6 +209,24 @@ def test_two_concurrent_runs_compute_every_cell_once(tmp_path, cli_env, compose)
     assert sum(computed) == 576, computed
     assert all("randml run: smoke: 576 cells in 24 tasks; " in o[1] for o in outs)  # the summary line
     assert list((store / "smoke" / "leases").glob("*.lease")) == []
+
+
+def test_run_summary_counts_what_is_stored_and_what_is_left_in_the_shard(compose):
+    plan = make_plan(compose(*SMALL, "protocol.repeats=2"))
+    tasks, total = plan.tasks, sum(len(t.cells) for t in plan.tasks)
+    head = f"randml run: smoke: {total} cells in {len(tasks)} tasks"
+    assert run_summary(plan, None, tasks, 1) == (
+        head + "; all to compute; no time prediction (no stored task time for heart)")
+    assert run_summary(plan, None, [], 1) == head + "; all stored, nothing to compute"
+    first = len(tasks[0].cells)
+    assert run_summary(plan, None, tasks[:1], 1).startswith(
+        head + f"; {total - first} stored, {first} to compute in 1 task(s); ")
+    mine = shard_tasks(tasks, "1/2")
+    in_shard = sum(len(t.cells) for t in mine)
+    assert 0 < in_shard < total
+    assert run_summary(plan, None, mine[:1], 1, "1/2").startswith(
+        head + f", shard 1/2: {in_shard} cells in {len(mine)} tasks; "
+        f"{in_shard - len(mine[0].cells)} stored, {len(mine[0].cells)} to compute in 1 task(s); ")
 
 
 def test_killed_runs_task_is_picked_up_by_the_next_run(tmp_path, randml_cmd, cli_env, compose):
