@@ -46,6 +46,15 @@ def _system_data_opt_in(request, monkeypatch):
         monkeypatch.setenv("RANDML_SYSTEM_DATA", "1")
 
 
+@pytest.fixture(autouse=True)
+def _forget_unreachable_hosts():
+    """A test that fakes a network failure must not make the next test's downloads fail fast."""
+    yield
+    base = sys.modules.get("randml_core.data.sources.base")
+    if base is not None:
+        base._UNREACHABLE.clear()
+
+
 @pytest.fixture
 def script():
     """``script("predict_scale")``: the module of ``scripts/predict_scale.py`` (scripts are not a package)."""

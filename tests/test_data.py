@@ -511,6 +511,64 @@ def test_openml_download_failure_is_wrapped(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []
 
 
+def _no_dns():
+    """What requests raises on this machine when the name does not resolve (urllib3 2.x chain)."""
+    import requests
+    import urllib3
+
+    reason = urllib3.exceptions.NameResolutionError("www.openml.org", None, OSError("Name or service not known"))
+    return requests.exceptions.ConnectionError(urllib3.exceptions.MaxRetryError(None, "/api/v1/xml/data/1", reason))
+
+
+def test_unreachable_host_is_tried_once_per_process(tmp_path, monkeypatch):
+    import openml
+
+    from randml_core.data.sources.base import check_network
+
+    monkeypatch.delenv("RANDML_OFFLINE", raising=False)
+    calls = []
+
+    def unreachable(data_id, **kwargs):
+        calls.append(data_id)
+        raise _no_dns()
+
+    monkeypatch.setattr(openml.datasets, "get_dataset", unreachable)
+    with pytest.raises(DataSourceError, match="downloading OpenML dataset 1104 failed .ConnectionError"):
+        OpenMLSource(1104, cache_dir=tmp_path).load_detailed("gcm")
+    # the next OpenML set fails at once, naming why, instead of waiting through openml's retries again
+    with pytest.raises(DataSourceError, match="downloading OpenML dataset 1105 not attempted: an earlier download in this "
+                                              "process could not reach openml.org "
+                                              "[(]downloading OpenML dataset 1104: ConnectionError[)]") as ei:
+        OpenMLSource(1105, cache_dir=tmp_path).load_detailed("leukemia")
+    assert calls == [1104] and "RANDML_OFFLINE=1" in str(ei.value)
+    check_network("other", "downloading from zenodo", "zenodo.org")  # another host is still tried
+
+
+@pytest.mark.parametrize("make_exc, unreachable", [
+    (_no_dns, True),
+    (lambda: __import__("urllib.error").error.URLError(__import__("socket").gaierror(-2, "Name or service not known")), True),
+    (lambda: TimeoutError("timed out"), True),
+    (lambda: ConnectionRefusedError(111, "Connection refused"), True),
+    (lambda: __import__("urllib.error").error.HTTPError("https://x/y", 404, "Not Found", {}, None), False),
+    (lambda: ValueError("bad ARFF"), False),
+])
+def test_only_a_host_that_cannot_be_reached_is_remembered(tmp_path, monkeypatch, make_exc, unreachable):
+    import openml
+
+    monkeypatch.delenv("RANDML_OFFLINE", raising=False)
+    calls = []
+
+    def fail(data_id, **kwargs):
+        calls.append(data_id)
+        raise make_exc()
+
+    monkeypatch.setattr(openml.datasets, "get_dataset", fail)
+    for data_id in (1, 2):
+        with pytest.raises(DataSourceError, match=f"OpenML dataset {data_id} "):
+            OpenMLSource(data_id, cache_dir=tmp_path).load()
+    assert calls == ([1] if unreachable else [1, 2])  # an answer from the server (404) or bad data: try again
+
+
 def test_cache_dir_default_and_env_override(tmp_path, monkeypatch):
     monkeypatch.delenv("RANDML_DATA_CACHE", raising=False)
     assert repo_root() == ROOT

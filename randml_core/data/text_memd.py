@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from .sources import LoadResult, SklearnFetchSource, SourceUnavailableError, _dist_version, offline_mode
+from .sources.base import SKLEARN_DOWNLOADS, check_network, download_failed
 
 __all__ = ["NewsgroupsProblem", "PROBLEMS", "bag_of_words", "NewsgroupsSource", "CACHE_FILE"]
 
@@ -166,22 +167,16 @@ class NewsgroupsSource(SklearnFetchSource):
             fetch = sklearn.datasets.fetch_20newsgroups
         else:
             fetch = self.fetch
+        what = "sklearn.datasets.fetch_20newsgroups"
+        if download and not self.is_cached():
+            check_network(name, what, SKLEARN_DOWNLOADS)
         try:
             return fetch(data_home=str(self.data_home_path()), subset="all", categories=None,
                          shuffle=False, download_if_missing=download)
-        except OSError as exc:
-            if not download:
-                raise self._offline_error(name) from exc
-            raise self._download_error(name, exc) from exc
         except Exception as exc:
-            raise self._download_error(name, exc) from exc
-
-    def _download_error(self, name, exc):
-        from .sources import DataSourceError
-
-        return DataSourceError(
-            f"dataset {name!r}: sklearn.datasets.fetch_20newsgroups failed ({type(exc).__name__}: {exc}); "
-            "fix: check the network connection, or set RANDML_OFFLINE=1 to use offline sources only")
+            if not download and isinstance(exc, OSError):
+                raise self._offline_error(name) from exc
+            raise download_failed(name, what, exc, SKLEARN_DOWNLOADS) from exc
 
     def load_detailed(self, name: str = "<dataset>") -> LoadResult:
         was_cached = self.is_cached()

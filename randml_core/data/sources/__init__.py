@@ -25,6 +25,7 @@ set. Every name importable from ``randml_core.data.sources`` before the split st
 
 from .base import (
     FIX_CACHE,
+    FIX_NETWORK,
     OFFLINE_KINDS,
     ONLINE_KINDS,
     CorruptCacheError,

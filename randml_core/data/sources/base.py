@@ -24,6 +24,7 @@ OFFLINE_KINDS = ("offline-package", "sklearn-bundled", "synthetic", "generated",
 ONLINE_KINDS = ("openml-cache", "openml-download", "zenodo-cache", "zenodo-download",
                 "sklearn-fetch-cache", "sklearn-fetch-download")
 FIX_CACHE = "`make data` (or `randml data fetch <name>`)"
+FIX_NETWORK = "fix: check the network connection, or set RANDML_OFFLINE=1 to use offline sources only"
 
 Prepare = Callable[[Any, Any], tuple[Any, Any]]
 
@@ -38,6 +39,54 @@ class SourceUnavailableError(DataSourceError):
 
 class CorruptCacheError(DataSourceError):
     """A cache file is unreadable, fails its checksum, or was written for another source."""
+
+
+# --------------------------------------------------------------------------- network failures
+
+_UNREACHABLE: dict[str, str] = {}  # host -> why a download of this process could not reach it
+
+# exception classes (by name, so that requests / urllib3 need not be imported) that mean the host
+# could not be reached at all, as opposed to an answer from it (an HTTP 404 is not one)
+_UNREACHABLE_NAMES = {"gaierror", "NameResolutionError", "NewConnectionError", "ConnectTimeout",
+                      "ConnectTimeoutError", "ConnectionError", "ConnectionRefusedError", "TimeoutError",
+                      "timeout", "MaxRetryError"}
+
+
+def _is_unreachable(exc: BaseException) -> bool:
+    seen, todo = set(), [exc]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen or not isinstance(e, BaseException):
+            continue
+        seen.add(id(e))
+        if type(e).__name__ == "HTTPError" and getattr(e, "code", None) is not None:
+            return False  # the server answered
+        if any(c.__name__ in _UNREACHABLE_NAMES for c in type(e).__mro__):
+            return True
+        todo += [e.__cause__, e.__context__, getattr(e, "reason", None),
+                 *[a for a in e.args if isinstance(a, BaseException)]]
+    return False
+
+
+def download_failed(name: str, what: str, exc: BaseException, host: str) -> DataSourceError:
+    """The error for a failed download from ``host`` (``what``: e.g. "downloading OpenML dataset
+    1104"). When the cause is that the host could not be reached, that is remembered for the
+    process: its next downloads from the host fail at once (:func:`check_network`) instead of each
+    waiting through the client's own retries and timeouts (about 10 s per OpenML set)."""
+    if _is_unreachable(exc):
+        _UNREACHABLE.setdefault(host, f"{what}: {type(exc).__name__}")
+    return DataSourceError(f"dataset {name!r}: {what} failed ({type(exc).__name__}: {exc}); {FIX_NETWORK}")
+
+
+SKLEARN_DOWNLOADS = "scikit-learn's download server"  # its fetchers share one (figshare)
+
+
+def check_network(name: str, what: str, host: str) -> None:
+    """Raise at once, before a download from ``host``, when an earlier download of this process
+    could not reach it."""
+    if host in _UNREACHABLE:
+        raise DataSourceError(f"dataset {name!r}: {what} not attempted: an earlier download in this process "
+                              f"could not reach {host} ({_UNREACHABLE[host]}); {FIX_NETWORK}")
 
 
 # --------------------------------------------------------------------------- locations

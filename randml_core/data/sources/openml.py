@@ -12,8 +12,9 @@ from pathlib import Path
 import numpy as np
 
 from ..checks import hash_arrays
-from .base import (FIX_CACHE, CorruptCacheError, DataSourceError, LoadResult, Prepare, Source, SourceUnavailableError,
-                   _dist_version, _prep_name, offline_mode, openml_cache_dir)
+from .base import (FIX_CACHE, CorruptCacheError, LoadResult, Prepare, Source, SourceUnavailableError,
+                   _dist_version, _prep_name, check_network, data_cache_root, download_failed, offline_mode,
+                   openml_cache_dir)
 from .frames import frame_to_arrays
 
 
@@ -133,9 +134,16 @@ class OpenMLSource(Source):
                 f"and there is no cache file '{self.cache_path()}'; fix: run {FIX_CACHE} on a machine with "
                 "network access, or use an offline source"
             )
+        what = f"downloading OpenML dataset {self.data_id}"
+        check_network(name, what, "openml.org")
         try:
+            import logging
+
             import openml
 
+            logging.getLogger("openml.config").setLevel(logging.WARNING)  # "No config file found ..."
+            # the client's own copies (ARFF / parquet) go beside ours, not into ~/.cache/openml
+            openml.config.set_root_cache_directory(str(data_cache_root() / "openml-client"))
             ds = openml.datasets.get_dataset(
                 self.data_id,
                 download_data=True,
@@ -145,11 +153,7 @@ class OpenMLSource(Source):
             target = self.target or ds.default_target_attribute
             features, labels, _, attr_names = ds.get_data(target=target)
         except Exception as exc:
-            raise DataSourceError(
-                f"dataset {name!r}: downloading OpenML dataset {self.data_id} failed "
-                f"({type(exc).__name__}: {exc}); fix: check the network connection, or set RANDML_OFFLINE=1 "
-                "to use offline sources only"
-            ) from exc
+            raise download_failed(name, what, exc, "openml.org") from exc
         if self.prepare is not None:
             features, labels = self.prepare(features, labels)
         X, y, categories = frame_to_arrays(features, labels, name)

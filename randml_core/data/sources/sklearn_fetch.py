@@ -7,8 +7,8 @@ from typing import Callable
 
 import numpy as np
 
-from .base import (FIX_CACHE, DataSourceError, LoadResult, Source, SourceUnavailableError, _dist_version,
-                   _prep_name, offline_mode, sklearn_data_home)
+from .base import (FIX_CACHE, SKLEARN_DOWNLOADS, LoadResult, Source, SourceUnavailableError, _dist_version,
+                   _prep_name, check_network, download_failed, offline_mode, sklearn_data_home)
 
 
 Select = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
@@ -70,20 +70,15 @@ class SklearnFetchSource(Source):
         if not download and not self.is_cached():
             raise self._offline_error(name)
         fetch = getattr(sklearn.datasets, self.fetcher)
+        what = f"sklearn.datasets.{self.fetcher}"
+        if download and not self.is_cached():
+            check_network(name, what, SKLEARN_DOWNLOADS)
         try:
             return fetch(data_home=str(self.data_home_path()), download_if_missing=download)
-        except OSError as exc:
-            if not download:
-                raise self._offline_error(name) from exc
-            raise DataSourceError(
-                f"dataset {name!r}: sklearn.datasets.{self.fetcher} failed ({type(exc).__name__}: {exc}); fix: "
-                "check the network connection, or set RANDML_OFFLINE=1 to use offline sources only"
-            ) from exc
         except Exception as exc:
-            raise DataSourceError(
-                f"dataset {name!r}: sklearn.datasets.{self.fetcher} failed ({type(exc).__name__}: {exc}); fix: "
-                "check the network connection, or set RANDML_OFFLINE=1 to use offline sources only"
-            ) from exc
+            if not download and isinstance(exc, OSError):
+                raise self._offline_error(name) from exc
+            raise download_failed(name, what, exc, SKLEARN_DOWNLOADS) from exc
 
     def ensure_cached(self, name: str = "<dataset>", force: bool = False) -> Path:
         """Make sure scikit-learn's cache exists (``force``: delete it first and download again)."""

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 
 from ..checks import hash_arrays
-from .base import (FIX_CACHE, CorruptCacheError, DataSourceError, LoadResult, Source, SourceUnavailableError,
-                   _atomic_file, imbalanced_cache_dir, offline_mode)
+from .base import (FIX_CACHE, CorruptCacheError, LoadResult, Source, SourceUnavailableError, _atomic_file,
+                   check_network, download_failed, imbalanced_cache_dir, offline_mode)
 
 
 #: The archive imbalanced-learn's ``fetch_datasets`` downloads (Ding's benchmark, zenodo record 61452).
@@ -151,16 +151,16 @@ class ZenodoImbalancedSource(Source):
                 "on a machine with network access, or use an offline source"
             )
         import shutil
+        import urllib.parse
         import urllib.request
 
+        what, host = f"downloading {self.url}", urllib.parse.urlsplit(self.url).netloc
+        check_network(name, what, host)
         try:
             with _atomic_file(path) as out, urllib.request.urlopen(self.url, timeout=_DOWNLOAD_TIMEOUT) as resp:
                 shutil.copyfileobj(resp, out, length=1 << 20)
         except Exception as exc:
-            raise DataSourceError(
-                f"dataset {name!r}: downloading {self.url} failed ({type(exc).__name__}: {exc}); fix: check "
-                "the network connection, or set RANDML_OFFLINE=1 to use offline sources only"
-            ) from exc
+            raise download_failed(name, what, exc, host) from exc
         return path
 
     def _archive_members(self, fix: str):
