@@ -51,6 +51,10 @@ TYPED = {"repeat": "integer", "fold": "integer", "inner_fold": "integer", "conve
          "gmean": "floating", "accuracy": "floating", "balanced_accuracy": "floating", "rmse": "floating",
          "mae": "floating", "log_loss": "floating", "fit_seconds": "floating", "predict_seconds": "floating"}
 STATUSES = {"ok", "failed", "skipped"}
+#: the order of every frame ``Store.read`` returns (``key`` last: unique, so the order is total). Rows are
+#: written in the order tasks finish, which varies with the workers, so without it a mean over folds could
+#: differ in its last bit from one run to the next (same numbers, another summation order).
+ROW_ORDER = ("dataset", "model", "params_json", "repeat", "fold", "inner_fold", "key")
 #: a temp file of another host (shared filesystem), whose writer cannot be asked, is stale after this
 STALE_TEMP_SECONDS = 6 * 3600
 _HOST = socket.gethostname().replace("-", "_") or "host"
@@ -220,7 +224,8 @@ class Store:
         log.warning("store: %s is unreadable (%s); moved to %s, its cells will be recomputed", path, why, qdir)
 
     def read(self, columns: list[str] | None = None) -> pd.DataFrame:
-        """The union of the valid parts, de-duplicated by key (the newest row wins)."""
+        """The union of the valid parts, de-duplicated by key (the newest row wins), in :data:`ROW_ORDER`:
+        the same frame whatever order the parts were written in."""
         for _ in range(20):
             frames, vanished = [], False
             for path in self.parts():
@@ -243,7 +248,8 @@ class Store:
         df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
         if "timestamp" in df.columns:
             df = df.sort_values("timestamp", kind="stable")
-        return df.drop_duplicates("key", keep="last").reset_index(drop=True)
+        df = df.drop_duplicates("key", keep="last")
+        return df.sort_values([c for c in ROW_ORDER if c in df.columns], kind="stable").reset_index(drop=True)
 
     def keys(self) -> set[str]:
         return set(self.read(columns=["key"])["key"].tolist())
