@@ -54,7 +54,9 @@ elmboost-claims: $(STAMP)
 # Figures 1-2, levels csv and claims from the store's seeds pooled onto the committed levels csv (seeds added to a
 # snapshot whose store is gone, e.g. Fashion-MNIST's third seed:
 #   randml run experiment=elmboost 'experiment.datasets=[fashion-mnist]' protocol.repeats=3 shard=2/3
-# runs repeat 2 only; the claims name the repeats taken from each source).
+# runs repeat 2 only; the claims name the repeats taken from each source). Commit the levels csv and figures it
+# writes, then `make elmboost-claims` for the committed claims: those a clone regenerates without the store
+# (tests/test_elmboost_experiment.py::test_committed_claims_are_what_make_elmboost_claims_writes).
 elmboost-pooled: $(STAMP)
 	$(PY) -m experiments.elmboost.report --from-levels results/tables/elmboost_levels.csv --pool-store results/store $(ARGS)
 
@@ -64,7 +66,7 @@ elmboost-sensitivity: $(STAMP)
 	nice -n 10 $(PY) -m experiments.elmboost.sensitivity $(ARGS)
 	$(PY) -m experiments.elmboost.report --from-levels results/tables/elmboost_levels.csv
 
-# Smoke run on the 8x8 digits (seconds); artefacts elmboost_quick_*.
+# Smoke run on the 8x8 digits (seconds); artefacts in results/scratch/elmboost_quick/ (snapshot: false).
 elmboost-quick: $(STAMP)
 	$(call experiment,elmboost_quick)
 

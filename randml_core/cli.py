@@ -136,7 +136,8 @@ def _is_committed_config(spec) -> tuple[bool, str]:
     """Is ``spec`` the experiment's own committed configuration? True when the profile is ``paper``
     and the config hash equals that of the experiment composed without the user's overrides (only
     ``experiment=`` and the neutral ones kept), so an override that restates the default (the
-    Makefile's ``profile=paper``) still writes the committed snapshot. Returns (committed, why not)."""
+    Makefile's ``profile=paper``) still writes the committed snapshot; never for a smoke experiment
+    (``experiment.snapshot: false``). Returns (committed, why not)."""
     from hydra import compose
     from hydra.core.hydra_config import HydraConfig
     from hydra.core.override_parser.overrides_parser import OverridesParser
@@ -144,6 +145,8 @@ def _is_committed_config(spec) -> tuple[bool, str]:
     from .config import build_spec
     if spec.profile != "paper":
         return False, f"profile={spec.profile}"
+    if spec.options.get("snapshot") is False:
+        return False, "experiment.snapshot=false: a smoke experiment, whose artefacts are never committed"
     task = list(HydraConfig.get().overrides.task)
     parsed = OverridesParser.create().parse_overrides(task)
     kept = [o.input_line for o in parsed if o.key_or_group == "experiment" or o.key_or_group in NEUTRAL_OVERRIDES]
@@ -159,7 +162,8 @@ def _cmd_report(cfg) -> int:
     spec = _spec_from_cfg(cfg)
     committed, why = _is_committed_config(spec)
     if not committed:
-        print(f"randml report: {why} (differs from {spec.name}'s committed configuration)", file=sys.stderr)
+        print(f"randml report: {why}" + ("" if why.startswith("experiment.snapshot")
+                                         else f" (differs from {spec.name}'s committed configuration)"), file=sys.stderr)
     build_report(spec, cfg.store_dir, cfg.results_dir, committed=committed)
     return 0
 

@@ -165,6 +165,7 @@ ENGINE_OPTIONS = {
     "register families", "preprocessing": "minmax | standard | none", "duplicates": "keep | drop | group",
     "train_criteria": "store EEM Table 6's training criteria", "svm_max_iter": "libsvm iteration bound",
     "cell_timeout": "seconds a plain fit may take", "title": "the table's title",
+    "snapshot": "false for a smoke experiment: its report goes to results/scratch/<name>/, never over committed files",
 }
 
 
@@ -196,7 +197,7 @@ def _check_options(options: dict) -> None:
                 raise ConfigError(f"{where}={value} is invalid: a positive number of libsvm iterations, or -1 for no bound")
         elif key.endswith("_max_train"):
             _check_value(value, where, "int", low=1)
-        elif key == "train_criteria":
+        elif key in ("train_criteria", "snapshot"):
             _check_value(value, where, "bool")
         elif key == "preprocessing" and value is not None:
             _check_value(value, where, "str", choices=("minmax", "standard", "none"))

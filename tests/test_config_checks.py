@@ -86,6 +86,7 @@ UNKNOWN = [
     ("+models.svm.quick.n_hidden=[3]", "models.svm.quick.n_hidden replaces no axis"),
     ("+profile.grid_overrides.C=[1.0]", "profile.grid_overrides is not a profile key"),
     ("+experiment.cell_timeout=-5", "experiment.cell_timeout=-5 is invalid"),
+    ("+experiment.snapshot=maybe", "experiment.snapshot='maybe'"),
 ]
 
 

@@ -44,9 +44,10 @@ def scratch_dir(results_dir: str | Path, experiment: str) -> Path:
 def build_report(spec: ExperimentSpec, store_dir: str, results_dir: str, *,
                  committed: bool | None = None) -> list[Path]:
     """Rebuild ``spec``'s artefacts from the store. ``committed`` says whether ``spec`` is the
-    experiment's own committed config (the CLI decides it from the overrides); by default only the
-    ``paper`` profile is. When it is not, everything goes to :func:`scratch_dir`. An experiment that
-    names no report module gets the generic table (:mod:`randml_core.report.generic`)."""
+    experiment's own committed config (the CLI decides it from the overrides and
+    ``experiment.snapshot``); by default only the ``paper`` profile is. When it is not, everything goes
+    to :func:`scratch_dir`. An experiment that names no report module gets the generic table
+    (:mod:`randml_core.report.generic`)."""
     from ..results import current_rows
     if committed is None:
         committed = spec.profile == "paper"
@@ -68,5 +69,5 @@ def build_report(spec: ExperimentSpec, store_dir: str, results_dir: str, *,
     print("\nwrote:", *[f"  {p}" for p in paths], sep="\n", file=sys.stdout)
     if not committed:
         print(f"randml report: not {spec.name}'s committed configuration: the artefacts went to the scratch "
-              f"folder {out}/ (gitignored), not over the committed snapshot in {results_dir}/", file=sys.stdout)
+              f"folder {out}/ (gitignored), not into {results_dir}/", file=sys.stdout)
     return paths
