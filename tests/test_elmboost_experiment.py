@@ -11,8 +11,10 @@ import gzip
 import hashlib
 import json
 import pickle
+import shutil
 import struct
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -519,6 +521,21 @@ def test_from_levels_regenerates_the_claims_without_the_store(tmp_path):
     assert "model seeds stored: mnist 2 of 3 planned, mnist-5k 2 of 3 planned" in md
     from_levels(csv, tmp_path)  # second run compares with the first: nothing changed
     assert "No verdict changed." in (tmp_path / "tables" / "elmboost_claims.md").read_text()
+
+
+def test_committed_claims_are_what_make_elmboost_claims_writes(tmp_path, monkeypatch):
+    # `make elmboost-claims` on a fresh clone must leave git status clean: the committed claims are the
+    # committed levels csv's, not a store's (a pooled run names its store's cells, which a clone lacks)
+    repo = Path(__file__).resolve().parent.parent
+    committed = repo / "results" / "tables"
+    (tmp_path / "tables").mkdir()
+    for name in ("elmboost_claims.json", "elmboost_sensitivity.md"):  # read for "changes since" and "sensitivity"
+        shutil.copy(committed / name, tmp_path / "tables")
+    monkeypatch.chdir(repo)
+    from_levels("results/tables/elmboost_levels.csv", tmp_path)  # the Makefile's argument, verbatim
+    for name in ("elmboost_claims.md", "elmboost_claims.json"):
+        assert (tmp_path / "tables" / name).read_bytes() == (committed / name).read_bytes(), (
+            f"results/tables/{name} is not what `make elmboost-claims` writes: run it and commit the result")
 
 
 # ----------------------------------------------------------------------------- seeds pooled onto an earlier csv
