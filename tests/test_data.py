@@ -520,19 +520,27 @@ def _no_dns():
     return requests.exceptions.ConnectionError(urllib3.exceptions.MaxRetryError(None, "/api/v1/xml/data/1", reason))
 
 
-def test_unreachable_host_is_tried_once_per_process(tmp_path, monkeypatch):
+@pytest.fixture
+def failing_openml(monkeypatch):
+    """Every OpenML download raises ``failing_openml.exc()`` (default: no DNS); ``.calls``: the ids asked for."""
+    import types
+
     import openml
 
+    monkeypatch.delenv("RANDML_OFFLINE", raising=False)
+    state = types.SimpleNamespace(calls=[], exc=_no_dns)
+
+    def get_dataset(data_id, **kwargs):
+        state.calls.append(data_id)
+        raise state.exc()
+
+    monkeypatch.setattr(openml.datasets, "get_dataset", get_dataset)
+    return state
+
+
+def test_unreachable_host_is_tried_once_per_process(tmp_path, failing_openml):
     from randml_core.data.sources.base import check_network
 
-    monkeypatch.delenv("RANDML_OFFLINE", raising=False)
-    calls = []
-
-    def unreachable(data_id, **kwargs):
-        calls.append(data_id)
-        raise _no_dns()
-
-    monkeypatch.setattr(openml.datasets, "get_dataset", unreachable)
     with pytest.raises(DataSourceError, match="downloading OpenML dataset 1104 failed .ConnectionError"):
         OpenMLSource(1104, cache_dir=tmp_path).load_detailed("gcm")
     # the next OpenML set fails at once, naming why, instead of waiting through openml's retries again
@@ -540,33 +548,35 @@ def test_unreachable_host_is_tried_once_per_process(tmp_path, monkeypatch):
                                               "process could not reach openml.org "
                                               "[(]downloading OpenML dataset 1104: ConnectionError[)]") as ei:
         OpenMLSource(1105, cache_dir=tmp_path).load_detailed("leukemia")
-    assert calls == [1104] and "RANDML_OFFLINE=1" in str(ei.value)
+    assert failing_openml.calls == [1104] and "RANDML_OFFLINE=1" in str(ei.value)
     check_network("other", "downloading from zenodo", "zenodo.org")  # another host is still tried
+
+
+def _urlerror_no_dns():
+    import socket
+    import urllib.error
+    return urllib.error.URLError(socket.gaierror(-2, "Name or service not known"))
+
+
+def _http_404():
+    import urllib.error
+    return urllib.error.HTTPError("https://www.openml.org/api/v1/xml/data/2", 404, "Not Found", {}, None)
 
 
 @pytest.mark.parametrize("make_exc, unreachable", [
     (_no_dns, True),
-    (lambda: __import__("urllib.error").error.URLError(__import__("socket").gaierror(-2, "Name or service not known")), True),
+    (_urlerror_no_dns, True),
     (lambda: TimeoutError("timed out"), True),
     (lambda: ConnectionRefusedError(111, "Connection refused"), True),
-    (lambda: __import__("urllib.error").error.HTTPError("https://x/y", 404, "Not Found", {}, None), False),
+    (_http_404, False),
     (lambda: ValueError("bad ARFF"), False),
 ])
-def test_only_a_host_that_cannot_be_reached_is_remembered(tmp_path, monkeypatch, make_exc, unreachable):
-    import openml
-
-    monkeypatch.delenv("RANDML_OFFLINE", raising=False)
-    calls = []
-
-    def fail(data_id, **kwargs):
-        calls.append(data_id)
-        raise make_exc()
-
-    monkeypatch.setattr(openml.datasets, "get_dataset", fail)
+def test_only_a_host_that_cannot_be_reached_is_remembered(tmp_path, failing_openml, make_exc, unreachable):
+    failing_openml.exc = make_exc
     for data_id in (1, 2):
         with pytest.raises(DataSourceError, match=f"OpenML dataset {data_id} "):
             OpenMLSource(data_id, cache_dir=tmp_path).load()
-    assert calls == ([1] if unreachable else [1, 2])  # an answer from the server (404) or bad data: try again
+    assert failing_openml.calls == ([1] if unreachable else [1, 2])  # an answer (404) or bad data: try again
 
 
 def test_cache_dir_default_and_env_override(tmp_path, monkeypatch):
