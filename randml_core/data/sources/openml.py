@@ -139,9 +139,9 @@ class OpenMLSource(Source):
         try:
             import logging
 
+            logging.getLogger("openml.config").setLevel(logging.WARNING)  # "No config file found ..." at import
             import openml
 
-            logging.getLogger("openml.config").setLevel(logging.WARNING)  # "No config file found ..."
             # the client's own copies (ARFF / parquet) go beside ours, not into ~/.cache/openml
             openml.config.set_root_cache_directory(str(data_cache_root() / "openml-client"))
             ds = openml.datasets.get_dataset(
