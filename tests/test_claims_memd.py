@@ -79,6 +79,22 @@ def test_half_time_is_not_held_at_a_ten_percent_gain_and_table3_missing_is_not_t
         assert got[cid].real.verdict == C.NOT_TESTED and got[cid].substitutes is None
 
 
+def test_half_time_is_decided_on_cpu_seconds_when_every_pair_has_them(tmp_path):
+    t = _write(tmp_path, js_time=1.3, t3=False)  # wall: JS slower than J (a loaded machine)
+    folds = pd.read_csv(t / "memd_table2_folds.csv")
+    rng = np.random.default_rng(7)
+    cpu = {"MeMd-J": 1.0, "MeMd-JS": 0.4}
+    folds["x_fit_cpu_seconds"] = [cpu.get(m, 0.1) * rng.uniform(0.95, 1.05) for m in folds["model"]]
+    folds.to_csv(t / "memd_table2_folds.csv", index=False)
+    got = {c.id: c for c in summary.decide(t)}["js-half-time"].real
+    assert got.verdict == C.HELD and "(CPU seconds)" in got.evidence  # 2.5x on the CPU clock
+    # a store with rows from before the CPU time was recorded: one missing pair -> the wall clock, named
+    folds.loc[(folds.dataset == "srbct") & (folds.model == "MeMd-JS") & (folds.fold == 0), "x_fit_cpu_seconds"] = np.nan
+    folds.to_csv(t / "memd_table2_folds.csv", index=False)
+    got = {c.id: c for c in summary.decide(t)}["js-half-time"].real
+    assert got.verdict == C.NOT_HELD and "(wall seconds)" in got.evidence  # 1 / 1.3 = 0.77x
+
+
 def test_report_lists_changes_against_the_previous_json(tmp_path):
     t = _write(tmp_path)
     (t / "memd_claims.json").write_text(json.dumps({"counts": {}, "claims": [

@@ -244,6 +244,10 @@ def test_run_and_report_store_the_chosen_k(compose, tmp_path, monkeypatch):
         assert memd["x_k"].between(1, 300).all() and (memd["x_d"] == 300).all()
         np.testing.assert_allclose(memd["x_k_frac"], memd["x_k"] / 300)
         assert rows[rows.family != "memd"]["x_C"].notna().all()
+        # every fit's CPU seconds (the timing claim's clock): positive, and no more than the wall time of a
+        # one-thread fit plus the clocks' resolution
+        assert (rows["x_fit_cpu_seconds"] > 0).all()
+        assert (rows["x_fit_cpu_seconds"] <= rows["fit_seconds"] + 0.02).all()
         paths = build_report(spec, str(tmp_path / "store"), str(tmp_path / "res"))
         md = (tmp_path / "res" / "tables" / "memd_table3.md").read_text()
         assert "needs download: make data" in md and "stand-in for 20ng-sci-4" in md
@@ -257,6 +261,7 @@ def test_run_and_report_store_the_chosen_k(compose, tmp_path, monkeypatch):
         assert [p.name for p in paths][-2:] == ["memd_table3_folds.csv", "memd_table3.meta.json"] and len(paths) == 5
         folds = pd.read_csv(tmp_path / "res" / "tables" / "memd_table3_folds.csv")
         assert len(folds) == 2 * 4 and set(folds.stand_in_for.fillna("")) == {"20ng-sci-4"}
+        assert folds["x_fit_cpu_seconds"].notna().all()
         assert folds[folds.model == "DME"].accuracy.mean() * 100 == pytest.approx(ours)
         # the claims report reads the CSVs: with only a stand-in, Table III claims are not tested
         from experiments.memd.summary import build

@@ -157,7 +157,7 @@ def footer(ctx, frame: pd.DataFrame, extra: list[str]) -> list[str]:
 def folds_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """``<stem>_folds.csv``: accuracy, fit time and chosen K per outer fold (each family has one setting), with
     the dataset's ``stand_in_for`` (empty for originals): the paired splits the claims report tests on."""
-    return with_stand_ins(split_scores(frame, "accuracy", ["x_k", "x_k_frac", "x_d"]))
+    return with_stand_ins(split_scores(frame, "accuracy", ["x_k", "x_k_frac", "x_d", "x_fit_cpu_seconds"]))
 
 
 def write(out, stem: Path, title: str, shown: pd.DataFrame, csv: pd.DataFrame, foot: list[str],
