@@ -265,7 +265,7 @@ def build(tables: Path) -> Path:
            f"Margins: ±{MARGIN_PP:g} accuracy points for 'comparable' / 'quite similar' ({_margin_context(tables)}); "
            f"'half the time' is tested against {HALF_TIME_FACTOR:g}x, half way between no gain and the stated 2x. "
            "alpha = 0.05.", "",
-           *C.changes(claims, previous, "the last snapshot (the previous rules: differences of means)"),
+           *C.changes(claims, previous, "the last snapshot"),
            "## Our accuracies beside the published ones (verdict per cell against our fold std)", "",
            *_paper_numbers(tables), "",
            "## Details", "", *C.details(claims),
