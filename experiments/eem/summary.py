@@ -543,8 +543,7 @@ def build(tables: Path = OUT, store_dir: str = STORE) -> Path:
              "shared work it used, one BLAS thread; `eem_table5.md`), so they are paired per split. `eem_table5.md` "
              "keeps the table builder's ratio checks; the verdicts here supersede them.", "",
              *sensitivity_lines(tables),
-             *C.changes(claims, previous, "the last snapshot (the previous rules: differences of means, fixed "
-                        "ratios and thresholds, substitutes pooled)"),
+             *C.changes(claims, previous, "the last snapshot"),
              "## Details", "", *C.details(claims),
              "## Statistics over datasets (beside the claims above)", "",
              *[ln for stem in ("eem_table4", "eem_table4_nested", "eem_table4_unbalanced")
