@@ -99,21 +99,20 @@ def current_rows(spec, store_dir: str | os.PathLike):
     return frame, plan, keys
 
 
-_SHOWN_DATA_WARNINGS: set[str] = set()  # the data-quality warnings load() has shown in this process
+_SHOWN_WARNINGS: set[tuple[type, str]] = set()  # (category, message) of the warnings load() has shown
 
 
 def _once_per_message(fn):
-    """Call ``fn``; a data-quality warning (duplicated rows, constant features) it raises is shown the first
-    time only, so a notebook that calls load() again and again does not repeat them; other warnings pass."""
-    from .data.checks import DataQualityWarning
+    """Call ``fn``; each warning it raises (duplicated rows, constant features, a dataset that differs from
+    its card, ...) is shown the first time only, so a notebook that calls load() again and again does not
+    repeat them. Python's own once-per-location rule cannot do it: load() resets the filters on every call."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         out = fn()
     for w in caught:
-        if issubclass(w.category, DataQualityWarning):
-            if str(w.message) in _SHOWN_DATA_WARNINGS:
-                continue
-            _SHOWN_DATA_WARNINGS.add(str(w.message))
+        if (w.category, str(w.message)) in _SHOWN_WARNINGS:
+            continue
+        _SHOWN_WARNINGS.add((w.category, str(w.message)))
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return out
 
