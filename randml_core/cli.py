@@ -197,8 +197,8 @@ def _cmd_compare(cfg) -> int:
     from .artefacts import ArtefactSet
     from .report import scratch_dir
     rule = _COMPARE.get("rule", "best_mean")
-    committed, _ = _is_committed_config(spec)
-    out = Path(cfg.results_dir) if committed else scratch_dir(cfg.results_dir, spec.name)
+    # exploratory output, never part of a committed snapshot (`make stats` writes the committed <table>_stats.md)
+    out = scratch_dir(cfg.results_dir, spec.name)
     stem = f"{spec.name}_compare_{metric}" + ("_nested" if rule == "nested" else "") + (
         "_" + "-".join(models) if models else "")
     with ArtefactSet(out, stem) as artefacts:

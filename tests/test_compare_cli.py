@@ -47,3 +47,22 @@ def test_compare_prints_ranks_friedman_and_writes_the_cd_diagram(smoke_store):
     unstored = subprocess.run([*common, "metric=rmse"], env=env, capture_output=True, text=True, timeout=300)
     assert unstored.returncode == 2
     assert "metric='rmse' is not stored for smoke; its rows have: gmean, accuracy, balanced_accuracy" in unstored.stderr
+
+
+def test_compare_of_a_committed_config_writes_to_scratch_too(tmp_path):
+    # `make compare EXP=eem_table4` left untracked files in results/tables and figures, which the site then
+    # showed as the paper's artefacts; compare's files are exploratory and go to results/scratch/<experiment>/
+    import os
+    import sys
+    from .conftest import REPO
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    common = ["experiment=smoke", f"store_dir={tmp_path}/store", f"hydra.run.dir={tmp_path}/logs"]
+    run = subprocess.run([sys.executable, "-m", "randml_core", "run", *common, "n_jobs=1", "progress=false"],
+                         env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    res = subprocess.run([sys.executable, "-m", "randml_core", "compare", *common, f"results_dir={tmp_path}/results"],
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    written = sorted(str(p.relative_to(tmp_path / "results")) for p in (tmp_path / "results").rglob("*") if p.is_file())
+    assert "scratch/smoke/tables/smoke_compare_gmean.md" in written
+    assert all(p.startswith("scratch/smoke/") for p in written), written
