@@ -410,11 +410,9 @@ def quality_problems(X, y, name: str) -> list[str]:
                     if dup.n_conflicting else "")
         out.append(
             f"dataset {name!r}: {dup.n_repeated} of {X.shape[0]} rows repeat the features of an earlier row"
-            f"{conflict}; in cross-validation a copy can land in the test part while another trains the "
-            "model, which inflates test scores. Used as published (experiment.duplicates=keep); set "
-            "experiment.duplicates=drop to keep only the first row of each identical (features, label) "
-            "pair, or experiment.duplicates=group to keep identical rows in one fold (on the command line: "
-            "+experiment.duplicates=drop)")
+            f"{conflict}, so a copy can be tested on while another trains (optimistic scores); used as "
+            "published. +experiment.duplicates=drop keeps the first row of each identical (features, label) "
+            "pair, +experiment.duplicates=group keeps identical rows in one fold")
     const = constant_columns(X)
     if const.size:
         out.append(
