@@ -62,6 +62,19 @@ def _folds(shifts: dict[str, float], noise: float = 0.3, k: int = 10, seed: int 
     return pd.DataFrame(rows)
 
 
+def test_comparable_states_a_minus_b_in_the_metrics_own_units_for_lower_is_better():
+    # fit seconds, lower is better: A takes 0.25 s more on every fold. The detail line printed
+    # "A - B = -0.250" (the test's a-better sign) although A - B = +0.250 (EEM Table 5 on abalone7)
+    f = _folds({"x": 0.25}, noise=0.0).rename(columns={"accuracy": "fit_seconds"})
+    d = C.comparable(f, "A", "B", "fit_seconds", ["x"], margin=0.2, higher_is_better=False)
+    assert d.verdict == C.NOT_HELD
+    assert d.details[0].startswith("x: A - B = +0.250 (sign: - is A better; 90% interval [+0.250, +0.250]")
+    one = C.comparable(f, "A", "B", "fit_seconds", ["x"], margin=0.2, higher_is_better=False, one_sided=True)
+    assert "vs margin +0.2: significantly outside" in one.details[0]  # A is worse by more than the margin
+    acc = C.comparable(_folds({"x": 0.25}, noise=0.0), "A", "B", "accuracy", ["x"], margin=1.0)
+    assert acc.details[0].startswith("x: A - B = +0.250 (sign: + is A better")
+
+
 def test_beats_held_not_held_inconclusive_by_hand_built_folds():
     held = C.beats(_folds({"x": 3.0, "y": 0.0, "z": 2.0}), "A", "B", "accuracy", ["x", "y", "z"])
     assert held.verdict == C.HELD and "better on 2, worse on 0" in held.evidence

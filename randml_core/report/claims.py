@@ -205,8 +205,11 @@ def comparable(folds: pd.DataFrame, a: str, b: str, metric: str, datasets, margi
             shown.append(d)
         elif out:
             broken.append(d)
-        details.append(f"{d}: {a} - {b} = {iv.mean:+.3f} (sign: + is {a} better; {1 - 2 * alpha:.0%} interval "
-                       f"[{iv.low:+.3f}, {iv.high:+.3f}], {iv.n} splits) vs margin {'-' if one_sided else '±'}{margin:g}: "
+        # shown as a - b in the metric's own units (the test ran on "a better" = positive)
+        mean, low, high = (iv.mean, iv.low, iv.high) if hib else (-iv.mean, -iv.high, -iv.low)
+        details.append(f"{d}: {a} - {b} = {mean:+.3f} (sign: {'+' if hib else '-'} is {a} better; "
+                       f"{1 - 2 * alpha:.0%} interval [{low:+.3f}, {high:+.3f}], {iv.n} splits) vs margin "
+                       f"{('-' if hib else '+') if one_sided else '±'}{margin:g}: "
                        + ("within the margin" if ok else "significantly outside" if out else "not shown either way"))
     if n == 0:
         return not_tested(f"no paired splits of {a} and {b} stored")
