@@ -404,8 +404,9 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
     store.check_writable()  # before any work: an unwritable store would lose the first task's results
     store.cleanup_temp()
     plan = make_plan(spec, splits=False)  # folds are drawn below, only for datasets with cells to compute
-    for name, reason in plan.unavailable.items():
-        log.warning("dataset %s is not available and is skipped: %s", name, reason)
+    if plan.unavailable:  # each reason is printed once, after the run (randml run: skipped NAME: why)
+        log.warning("%s: %d dataset(s) not available, skipped: %s", spec.name, len(plan.unavailable),
+                    ", ".join(plan.unavailable))
     fresh = _NewKeys(store)  # keys of parts not listed yet (written by other runs from now on): before the read
     stored = store.read(columns=["key", "status", "dataset", "task_seconds"]) if store.parts() else None
     done_keys = set()
