@@ -104,7 +104,7 @@ def _cmd_status(cfg) -> int:
     spec = _spec_from_cfg(cfg)
     with no_downloads():
         plan = make_plan(spec)
-    stored = Store(cfg.store_dir, spec.store).read(columns=["key", "status"])
+    stored = Store(cfg.store_dir, spec.store).read(columns=["key", "status"], ordered=False)
     status = dict(zip(stored["key"], stored["status"]))
     counts: dict = {}
     names = {"ok": "done", "skipped": "skipped", None: "missing"}  # any other stored status: failed
@@ -137,14 +137,15 @@ def _is_committed_config(spec) -> tuple[bool, str]:
     and the config hash equals that of the experiment composed without the user's overrides (only
     ``experiment=`` and the neutral ones kept), so an override that restates the default (the
     Makefile's ``profile=paper``) still writes the committed snapshot; never for a smoke experiment
-    (``experiment.snapshot: false``). Returns (committed, why not)."""
+    (``experiment.snapshot: false``). Returns (committed, why not: the line ``randml report`` prints)."""
     from hydra import compose
     from hydra.core.hydra_config import HydraConfig
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from omegaconf import OmegaConf
     from .config import build_spec
+    differs = f" (differs from {spec.name}'s committed configuration)"
     if spec.profile != "paper":
-        return False, f"profile={spec.profile}"
+        return False, f"profile={spec.profile}{differs}"
     if spec.options.get("snapshot") is False:
         return False, "experiment.snapshot=false: a smoke experiment, whose artefacts are never committed"
     task = list(HydraConfig.get().overrides.task)
@@ -154,7 +155,7 @@ def _is_committed_config(spec) -> tuple[bool, str]:
     if base.config_hash() == spec.config_hash():
         return True, ""
     changed = [o.input_line for o in parsed if o.input_line not in kept]
-    return False, "overrides " + " ".join(changed)
+    return False, "overrides " + " ".join(changed) + differs
 
 
 def _cmd_report(cfg) -> int:
@@ -162,8 +163,7 @@ def _cmd_report(cfg) -> int:
     spec = _spec_from_cfg(cfg)
     committed, why = _is_committed_config(spec)
     if not committed:
-        print(f"randml report: {why}" + ("" if why.startswith("experiment.snapshot")
-                                         else f" (differs from {spec.name}'s committed configuration)"), file=sys.stderr)
+        print(f"randml report: {why}", file=sys.stderr)
     build_report(spec, cfg.store_dir, cfg.results_dir, committed=committed)
     return 0
 

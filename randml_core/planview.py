@@ -98,7 +98,7 @@ def describe_plan(spec: ExperimentSpec, store_dir: str, workers: int = 1, shard:
     with no_downloads():
         plan = make_plan(spec)
     store = Store(store_dir, spec.store)
-    stored = store.read(columns=["key", "status", "dataset", "task_seconds"])
+    stored = store.read(columns=["key", "status", "dataset", "task_seconds"], ordered=False)
     status = dict(zip(stored["key"], stored["status"]))
     per = _task_times(stored)
     tasks_in = shard_tasks(plan.tasks, shard)

@@ -23,7 +23,6 @@ import pandas as pd
 from .provenance import REPO_ROOT
 from .store import Store
 
-SORT = ["dataset", "model", "params_json", "repeat", "fold", "inner_fold"]
 #: metrics where lower is better (``best`` minimises them); every other metric is maximised
 LOWER_IS_BETTER = ("rmse", "mae", "log_loss")
 RULES = ("best_mean", "nested")
@@ -159,7 +158,7 @@ def load(experiment: str, *, store_dir: str | os.PathLike | None = None, overrid
         frame, _, keys = _once_per_message(lambda: current_rows(spec, root))
         n_planned = len(keys)
         if frame.empty:
-            n_stored = len(store.read(columns=["key"]))
+            n_stored = len(store.read(columns=["key"], ordered=False))
             raise ResultsError(
                 f"{store.dir} holds {n_stored} rows, but none belongs to the current config of {experiment!r} "
                 f"(conf/experiment/{experiment}.yaml with overrides {list(overrides)}, {n_planned} planned cells). "
@@ -173,8 +172,7 @@ def load(experiment: str, *, store_dir: str | os.PathLike | None = None, overrid
     n_not_ok = int((frame["status"] != "ok").sum()) if "status" in frame.columns else 0
     if "status" not in filters and not include_failed and "status" in frame.columns:
         frame = frame[frame["status"] == "ok"]
-    keys = [c for c in SORT if c in frame.columns]
-    frame = frame.sort_values(keys, kind="stable").reset_index(drop=True) if keys else frame.reset_index(drop=True)
+    frame = frame.reset_index(drop=True)  # already in Store.read's ROW_ORDER: dataset, model, params_json, repeat, fold, ...
     frame.attrs.update(experiment=experiment, store=str(store.dir), overrides=list(overrides),
                        include_inner=include_inner or "inner_fold" in filters,
                        include_failed=include_failed or "status" in filters, all_configs=all_configs,

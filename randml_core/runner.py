@@ -408,7 +408,7 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
         log.warning("%s: %d dataset(s) not available, skipped: %s", spec.name, len(plan.unavailable),
                     ", ".join(plan.unavailable))
     fresh = _NewKeys(store)  # keys of parts not listed yet (written by other runs from now on): before the read
-    stored = store.read(columns=["key", "status", "dataset", "task_seconds"]) if store.parts() else None
+    stored = store.read(columns=["key", "status", "dataset", "task_seconds"], ordered=False) if store.parts() else None
     done_keys = set()
     if stored is not None and len(stored):
         ok = stored if not retry_failed else stored[stored["status"] == "ok"]

@@ -223,9 +223,10 @@ class Store:
             return
         log.warning("store: %s is unreadable (%s); moved to %s, its cells will be recomputed", path, why, qdir)
 
-    def read(self, columns: list[str] | None = None) -> pd.DataFrame:
+    def read(self, columns: list[str] | None = None, ordered: bool = True) -> pd.DataFrame:
         """The union of the valid parts, de-duplicated by key (the newest row wins), in :data:`ROW_ORDER`:
-        the same frame whatever order the parts were written in."""
+        the same frame whatever order the parts were written in. ``ordered=False`` skips that sort, for
+        callers that only look rows up by key (the run's "what is stored" check, status counts)."""
         for _ in range(20):
             frames, vanished = [], False
             for path in self.parts():
@@ -249,10 +250,12 @@ class Store:
         if "timestamp" in df.columns:
             df = df.sort_values("timestamp", kind="stable")
         df = df.drop_duplicates("key", keep="last")
-        return df.sort_values([c for c in ROW_ORDER if c in df.columns], kind="stable").reset_index(drop=True)
+        if ordered:
+            df = df.sort_values([c for c in ROW_ORDER if c in df.columns], kind="stable")
+        return df.reset_index(drop=True)
 
     def keys(self) -> set[str]:
-        return set(self.read(columns=["key"])["key"].tolist())
+        return set(self.read(columns=["key"], ordered=False)["key"].tolist())
 
     # -- maintenance -------------------------------------------------------------------------
     def cleanup_temp(self) -> int:

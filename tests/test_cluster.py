@@ -126,8 +126,8 @@ def test_part_written_right_after_the_runs_store_read_is_not_recomputed(compose,
     real_read = Store.read
     written = []
 
-    def read_then_other_run_writes(self, columns=None):
-        frame = real_read(self, columns)
+    def read_then_other_run_writes(self, columns=None, ordered=True):
+        frame = real_read(self, columns, ordered)
         if not written and self.root == tmp_path / "s":
             written.append(Store(tmp_path / "s", "smoke").write(ref[ref["key"].isin(first)]))
         return frame

@@ -30,8 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .sources import LoadResult, SklearnFetchSource, SourceUnavailableError, _dist_version, offline_mode
-from .sources.base import SKLEARN_DOWNLOADS, check_network, download_failed
+from .sources import LoadResult, SklearnFetchSource, SourceUnavailableError, _dist_version
 
 __all__ = ["NewsgroupsProblem", "PROBLEMS", "bag_of_words", "NewsgroupsSource", "CACHE_FILE"]
 
@@ -157,26 +156,10 @@ class NewsgroupsSource(SklearnFetchSource):
     def summary(self) -> str:
         return f"sklearn.datasets.fetch_20newsgroups(subset='all') groups {self.problem.title} (online, cached)"
 
-    def _call(self, name: str):
-        download = not offline_mode()
-        if not download and not self.is_cached():
-            raise self._offline_error(name)
-        if self.fetch is None:
-            import sklearn.datasets
-
-            fetch = sklearn.datasets.fetch_20newsgroups
-        else:
-            fetch = self.fetch
-        what = "sklearn.datasets.fetch_20newsgroups"
-        if download and not self.is_cached():
-            check_network(name, what, SKLEARN_DOWNLOADS)
-        try:
-            return fetch(data_home=str(self.data_home_path()), subset="all", categories=None,
-                         shuffle=False, download_if_missing=download)
-        except Exception as exc:
-            if not download and isinstance(exc, OSError):
-                raise self._offline_error(name) from exc
-            raise download_failed(name, what, exc, SKLEARN_DOWNLOADS) from exc
+    def _fetcher(self):
+        """``fetch_20newsgroups`` (or the injected ``fetch``) for all documents, in corpus order."""
+        fetch = self.fetch if self.fetch is not None else super()._fetcher()[0]
+        return fetch, {"subset": "all", "categories": None, "shuffle": False}
 
     def load_detailed(self, name: str = "<dataset>") -> LoadResult:
         was_cached = self.is_cached()

@@ -63,18 +63,22 @@ class SklearnFetchSource(Source):
             "with network access, or use an offline source"
         )
 
-    def _call(self, name: str):
+    def _fetcher(self) -> tuple[Callable, dict]:
+        """The scikit-learn fetcher and the arguments it takes besides ``data_home`` and ``download_if_missing``."""
         import sklearn.datasets
 
+        return getattr(sklearn.datasets, self.fetcher), {}
+
+    def _call(self, name: str):
         download = not offline_mode()
         if not download and not self.is_cached():
             raise self._offline_error(name)
-        fetch = getattr(sklearn.datasets, self.fetcher)
+        fetch, kwargs = self._fetcher()
         what = f"sklearn.datasets.{self.fetcher}"
         if download and not self.is_cached():
             check_network(name, what, SKLEARN_DOWNLOADS)
         try:
-            return fetch(data_home=str(self.data_home_path()), download_if_missing=download)
+            return fetch(data_home=str(self.data_home_path()), download_if_missing=download, **kwargs)
         except Exception as exc:
             if not download and isinstance(exc, OSError):
                 raise self._offline_error(name) from exc
