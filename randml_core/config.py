@@ -27,6 +27,29 @@ def did_you_mean(name: str, choices) -> str:
     return f"did you mean {close[0]!r}? " if close else ""
 
 
+def target_hint(path: str) -> str:
+    """'did you mean ...? ' for a ``_target_`` whose last importable module lacks the next name.
+
+    ``sklearn.ensemble.HistGradientBoostingClasifier`` -> ``...HistGradientBoostingClassifier``;
+    ``sklearn.ensmble.X`` -> ``sklearn.ensemble.X``. Empty when every part exists (the failure is then
+    not the path's) or when nothing close is found.
+    """
+    import pkgutil
+    parts = path.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        try:
+            module = importlib.import_module(".".join(parts[:i]))
+        except Exception:
+            continue
+        if hasattr(module, parts[i]):
+            return ""
+        names = [n for n in dir(module) if not n.startswith("_")]
+        names += [m.name for m in pkgutil.iter_modules(getattr(module, "__path__", []))]
+        close = difflib.get_close_matches(parts[i], names, n=1)
+        return f"did you mean {'.'.join(parts[:i] + close + parts[i + 1:])!r}? " if close else ""
+    return ""
+
+
 @dataclass(frozen=True)
 class Variant:
     """One table column: a family with some fixed params and a grid over the others."""
@@ -259,7 +282,8 @@ def _model_variants(key: str, m: dict, profile: str, only: str | None) -> list[V
             estimator = family.estimator()
         except Exception as exc:
             raise ConfigError(f"{where}estimator: cannot instantiate {target['_target_']!r} "
-                              f"({type(exc).__name__}: {exc})") from None
+                              f"({type(exc).__name__}: {exc}); {target_hint(target['_target_'])}"
+                              "fix: _target_ is the import path of a class or function") from None
         label = target["_target_"]
     else:
         if ident not in FAMILIES:

@@ -148,6 +148,30 @@ def test_cli_data_list_and_show_see_the_card_only_with_config_dir(csv_conf, rand
     assert helped.returncode == 0 and "--config-dir" in helped.stdout and "fetch" in helped.stdout
 
 
+def test_cli_data_catalog_is_readable_never_downloads_and_fails_on_a_broken_card(csv_conf, randml_cmd, cli_env,
+                                                                                tmp_path):
+    """One screen-width row per set; an online-only set not in the cache is 'needs download' without a
+    download being tried (RANDML_OFFLINE unset here: a download attempt would fail offline, or succeed
+    online, and either changes the row); a card whose file is gone fails the command (exit 1)."""
+    env = {k: v for k, v in cli_env.items() if k != "RANDML_OFFLINE"}
+    run = lambda *a: subprocess.run([*randml_cmd, "data", *a], env=env, capture_output=True, text=True, timeout=300)
+    out = run("catalog", "tumours", "arrhythmia", "--config-dir", str(csv_conf), "--csv", str(tmp_path / "c.csv"))
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert len(lines) == 3 and max(map(len, lines)) <= 250
+    assert "needs download (make data)" in next(l for l in lines if "arrhythmia" in l)
+    assert "35:25" in next(l for l in lines if "tumours" in l)
+    assert "2 datasets: 1 loaded, 1 need a download (not attempted" in out.stderr
+    full = pd.read_csv(tmp_path / "c.csv")
+    assert list(full["name"]) == ["tumours", "arrhythmia"] and "citation" in full.columns
+    bad = tumour_table()
+    bad.loc[3, "age"] = np.nan  # the card is valid; the load refuses a missing feature value
+    bad.to_csv(csv_conf / "data" / "tumours.csv", index=False)
+    broken = run("catalog", "tumours", "--config-dir", str(csv_conf))
+    assert broken.returncode == 1, broken.stderr
+    assert "1 failed: tumours: DataValidationError" in broken.stderr and "non-finite" in broken.stderr
+
+
 def load_dataset_from(conf: Path):
     register_cards(config_dirs([conf]))
     return load_dataset("tumours")

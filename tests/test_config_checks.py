@@ -123,6 +123,19 @@ def test_target_estimators_and_pipelines_are_checked_by_their_constraints(compos
         _target_spec(compose, pipe, "{svc__Cc: [1.0]}")
     with pytest.raises(ConfigError, match="cannot instantiate 'sklearn.nope.Model'"):
         _target_spec(compose, "{_target_: sklearn.nope.Model}", "{}")
+    # a misspelt class or module: the nearest existing name of the last module that imports
+    with pytest.raises(ConfigError, match=r"did you mean 'sklearn.tree.DecisionTreeClassifier'\?"):
+        _target_spec(compose, "{_target_: sklearn.tree.DecisionTreeClasifier}", "{}")
+    with pytest.raises(ConfigError, match=r"did you mean 'sklearn.ensemble.RandomForestClassifier'\?"):
+        _target_spec(compose, "{_target_: sklearn.ensmble.RandomForestClassifier}", "{}")
+
+
+def test_target_hint_is_silent_when_the_path_exists_or_nothing_is_close():
+    from randml_core.config import target_hint
+    assert target_hint("sklearn.tree.DecisionTreeClassifier") == ""  # exists: the failure is elsewhere
+    assert target_hint("sklearn.tree.Zzzzzzzzzzzz") == ""
+    assert target_hint("nosuchpackage_xyz.Model") == ""
+    assert target_hint("sklearn.svm.SVCC") == "did you mean 'sklearn.svm.SVC'? "
 
 
 @pytest.mark.parametrize("override, hydra_says", [

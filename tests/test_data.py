@@ -283,6 +283,8 @@ def test_validate_xy_nan_and_inf_report_count_columns_and_fix():
         (np.ones((4, 2)), np.zeros(4), "binary", "at least 2 classes"),
         (np.ones((4, 2)), np.array(["a", "a", "a", "a"]), "multiclass", "at least 2 classes"),
         (np.ones((3, 2)), np.array([0, 1, 2]), "binary", "exactly 2 classes"),
+        (np.ones((4, 2)), np.array(["a", "b", "a", "b"]), "multiclass", "needs 3 or more classes, y has 2"),
+        (np.ones((2, 2)), np.array(["yes", "no"]), "regression", "task: binary"),
         (np.ones(4), np.array([0, 1, 0, 1]), "binary", "must be 2-D"),
         (np.ones((4, 2)), np.array([0, 1, 0]), "binary", "4 rows but y has 3"),
         (np.ones((0, 3)), np.array([]), "binary", "empty"),

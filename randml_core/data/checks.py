@@ -220,8 +220,8 @@ def _validate_y(y, n_rows: int, name: str, task: str | None):
             y = np.asarray(y, dtype=np.float64)
         except (TypeError, ValueError):
             raise _fail(name, "regression targets are not numeric",
-                        "return float targets from the source's prepare step (a set with class labels "
-                        "is registered with task='binary' or 'multiclass')") from None
+                        "return float targets from the source's prepare step; if they are class labels, "
+                        "register the set with task='binary' or 'multiclass' (a card: `task: binary`)") from None
         bad = np.flatnonzero(~np.isfinite(y))
         if bad.size:
             raise _fail(name, f"y has {bad.size} non-finite targets (NaN or inf) at rows {_shown(bad, 10)} "
@@ -238,6 +238,9 @@ def _validate_y(y, n_rows: int, name: str, task: str | None):
         if task == "binary" and labels.size != 2:
             raise _fail(name, f"task 'binary' needs exactly 2 classes, y has {labels.size} {labels.tolist()[:10]}",
                         _more_than_two(labels.size))
+        if task == "multiclass" and labels.size == 2:  # binary-only models would skip it, GMean's classes differ
+            raise _fail(name, f"task 'multiclass' needs 3 or more classes, y has 2 {labels.tolist()}",
+                        "register it with task='binary' (a card: `task: binary`)")
     return y
 
 

@@ -18,7 +18,8 @@ EPILOG = """examples:
   randml data list --config-dir ~/my-conf       also the cards in ~/my-conf/dataset/*.yaml
   randml data show heart                        load it: shape, hash, source, notes
   randml data fetch                             download every online copy into the cache (make data)
-  randml data catalog --config-dir ~/my-conf    the catalogue table, loading every dataset
+  randml data catalog --config-dir ~/my-conf    the catalogue table, loading every dataset (cache only)
+  randml data catalog --csv catalog.csv         ... and every column (licence, citation, hash) to a csv
 
 a dataset of your own: write a card DIR/dataset/NAME.yaml (name, task, source: {kind: csv, path, target};
 see randml_core/data/cards.py) and pass --config-dir DIR here and to `randml run`."""
@@ -39,8 +40,11 @@ def parser() -> argparse.ArgumentParser:
     fetch = sub.add_parser("fetch", help="download the online copies into the cache (exit 1 if any fails)")
     fetch.add_argument("names", nargs="*", metavar="NAME", help="datasets to fetch (default: all)")
     fetch.add_argument("--force", action="store_true", help="download again even if cached")
-    cat = sub.add_parser("catalog", help="the catalogue table (loads every dataset)")
+    cat = sub.add_parser("catalog", help="the catalogue table (loads every dataset; never downloads unless asked)")
     cat.add_argument("names", nargs="*", metavar="NAME", help="datasets (default: all)")
+    cat.add_argument("--csv", metavar="PATH", help="also write every column (licence, citation, hash, ...) to PATH")
+    cat.add_argument("--allow-download", action="store_true",
+                     help="download online sets that are not cached (default: cache only, as report and status)")
     for sp in (ls, show, fetch, cat):  # shown in each subcommand's help; the value is taken out beforehand
         sp.add_argument("--config-dir", metavar="DIR", action="append", default=[],
                         help="a config dir with dataset cards DIR/dataset/*.yaml (repeatable)")
@@ -104,14 +108,51 @@ def _fetch(ns) -> int:
     return 0
 
 
+CATALOG_SHOWN = ["name", "task", "papers", "n", "d", "class_counts", "imbalance_ratio", "n_duplicate_rows",
+                 "constant", "source_kind", "substitute_of", "status"]
+
+
+def _short(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
 def _catalog(ns) -> int:
+    """The catalogue, one screen-width row per dataset (every column with ``--csv``). Exit 1 when a set
+    failed to load for a reason other than needing a download (a broken card or file)."""
+    import contextlib
+
     import pandas as pd
 
     from .catalog import catalog_frame
+    from .sources import SourceUnavailableError, no_downloads
 
-    with pd.option_context("display.max_rows", 500, "display.width", 200, "display.max_colwidth", 60):
-        print(catalog_frame(ns.names or None).to_string())
-    return 0
+    with contextlib.nullcontext() if ns.allow_download else no_downloads():
+        frame = catalog_frame(ns.names or None)
+    if ns.csv:
+        from ..artefacts import atomic_write
+        atomic_write(ns.csv, frame.to_csv(index=False))
+    missing = frame["status"].str.startswith(SourceUnavailableError.__name__)
+    broken = (frame["status"] != "ok") & ~missing
+    shown = frame.assign(
+        constant=[len([c for c in v.split(",") if c]) if ok == "ok" else pd.NA
+                  for v, ok in zip(frame["constant_features"], frame["status"])],
+        class_counts=frame["class_counts"].map(lambda v: _short(v, 24)),
+        status=["needs download (make data)" if m else _short(st, 70) for m, st in zip(missing, frame["status"])])
+    shown["constant"] = shown["constant"].astype("Int64")
+    with pd.option_context("display.max_rows", None, "display.width", 250):
+        print(shown[CATALOG_SHOWN].rename(columns={"imbalance_ratio": "IR", "n_duplicate_rows": "dup_rows",
+                                                    "constant": "const_feats"}).to_string(index=False, na_rep="-"))
+    note = f"{len(frame)} datasets: {int((frame['status'] == 'ok').sum())} loaded"
+    if missing.any():
+        note += f", {int(missing.sum())} need a download ({'allowed' if ns.allow_download else 'not attempted'}; " \
+                "`make data` or --allow-download)"
+    if broken.any():
+        note += f", {int(broken.sum())} failed: " + "; ".join(f"{n}: {st}" for n, st in
+                                                          zip(frame["name"][broken], frame["status"][broken]))
+    if ns.csv:
+        note += f"; every column in {ns.csv}"
+    print(note, file=sys.stderr)
+    return 1 if broken.any() else 0
 
 
 def main(args: list[str]) -> int:
