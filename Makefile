@@ -17,7 +17,7 @@ ARGS     ?=
 RUN_OPTS := profile=$(PROFILE) n_jobs=$(JOBS) $(if $(REPEATS),protocol.repeats=$(REPEATS)) $(if $(INNER),protocol.inner_splits=$(INNER)) $(ARGS)
 
 EXP ?= eem_table4
-.PHONY: leaderboard leaderboard-full stats compare bench-eem bench-pri bench-eem-scaling all venv table4 table4-r10 table4-unbalanced table5 table1 table3 table6 fig3 eem pri pri-quick test report bench status data clean
+.PHONY: leaderboard leaderboard-full stats compare bench-eem bench-pri bench-eem-scaling all venv table4 table4-r10 table4-unbalanced table5 table1 table3 table6 fig3 eem pri pri-quick test lint report bench status data clean
 
 all: table4
 
@@ -98,6 +98,10 @@ report: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q
+
+# pyflakes + pycodestyle errors over the repo ([tool.ruff] in pyproject.toml); make test runs it too (tests/test_lint.py)
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
 
 # Every paper's benchmarks (about 1 h on 2 cores); each also has its own target.
 bench: bench-eem bench-eem-scaling bench-pri bench-slm bench-memd bench-elmboost

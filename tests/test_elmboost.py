@@ -204,7 +204,7 @@ def test_projections_regenerated_at_predict_equal_those_used_in_fit(monkeypatch)
 
 
 def test_fitted_model_stores_only_W_and_seed():
-    L, T, J, M, K = 3, 4, 64, 64, 10
+    L, T, J, K = 3, 4, 64, 10
     m = ELMBoostClassifier(n_levels=L, n_steps=T, random_state=0).fit(X_TR, Y_TR)
     arrays = {k: v for k, v in vars(m).items() if isinstance(v, np.ndarray)}
     assert set(arrays) == {"coefs_", "classes_", "train_mse_"}

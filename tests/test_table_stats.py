@@ -2,7 +2,6 @@
 written section's ranks and Friedman statistic equal an independent computation."""
 import numpy as np
 import pandas as pd
-import pytest
 from scipy.stats import rankdata
 
 from randml_core.report.table_stats import score_matrix_from_csv, write_stats

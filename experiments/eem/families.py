@@ -131,7 +131,7 @@ def evaluate_eekm(split: Split, settings: list[dict]) -> list[CellResult]:
                                   fit_s + (d_secs + k_secs) * h / h_max, pred_s,
                                   extras=_criteria(split, Ktr[:, :h] @ proj, t))
             out[i] = guard(settings[i], one)
-        del Ktr, Kte  # one gamma's kernel at a time
+        Ktr = Kte = None  # one gamma's kernel at a time (each closure above ran in its own iteration)
     return out
 
 

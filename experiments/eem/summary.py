@@ -360,7 +360,7 @@ def table1_lines(frame: pd.DataFrame) -> list[str]:
         return ["- Table 1: store not here (`make table1`)."]
     f = frame[frame.status == "ok"]
     rho = f.groupby("dataset")["x_spearman"].min()
-    out = [f"- Spearman rho (min over activations and h) per dataset: " +
+    out = ["- Spearman rho (min over activations and h) per dataset: " +
            ", ".join(f"{d} {v:.3f}" for d, v in rho.items()),
            f"  - Lowest here: {rho.idxmin()} ({rho.min():.3f}); {int((rho > 0.9).sum())} of {len(rho)} sets above 0.9."]
     if "x_near_one_fraction" in f:

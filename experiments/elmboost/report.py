@@ -34,7 +34,6 @@ import pandas as pd
 
 from randml_core.report import claims as C
 from randml_core.report.figures import plt, save
-from randml_core.report.tables import frame_markdown
 from randml_core.results import staged
 
 FAMILY = "elm_ridge_boost"
@@ -654,8 +653,8 @@ def build(ctx) -> list:
     if base_path:
         base, label = _base_levels(base_path, datasets)
         s, how = pool(base, s)
-        pooled = [f"Seeds pooled from two sources (`elmboost_base_levels`; exact for mean / min / max over disjoint "
-                  f"repeats, see `pool`):", "", *pooled_lines(how, label, datasets), ""]
+        pooled = ["Seeds pooled from two sources (`elmboost_base_levels`; exact for mean / min / max over disjoint "
+                  "repeats, see `pool`):", "", *pooled_lines(how, label, datasets), ""]
     seeds = seeds_line(s, datasets, spec.protocol.repeats)
     cells = (f"{missing} of {ctx.n_planned} planned cells not computed" if not base_path else
              f"the store's {len(ctx.frame)} cells pooled with the earlier levels csv {Path(str(base_path)).name}")

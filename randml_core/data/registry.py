@@ -37,7 +37,7 @@ __all__ = [
     "UnknownDatasetError",
     "DatasetMismatchWarning",
     "TASKS",
-    "load_dataset",
+    "load_dataset",  # noqa: F822 (resolved by the module __getattr__ below)
     "list_datasets",
     "get_spec",
     "register",
@@ -45,9 +45,9 @@ __all__ = [
     "unregister",
     "origin_of",
     "python_specs",
-    "fetch",
-    "stratified_subsample_indices",
-    "SPLICE_SUBSAMPLE_SEED",
+    "fetch",  # noqa: F822 (resolved by the module __getattr__ below)
+    "stratified_subsample_indices",  # noqa: F822 (resolved by the module __getattr__ below)
+    "SPLICE_SUBSAMPLE_SEED",  # noqa: F822 (resolved by the module __getattr__ below)
 ]
 
 TASKS = ("binary", "multiclass", "regression")
