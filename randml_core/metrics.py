@@ -7,6 +7,7 @@ import numpy as np
 #: the metric columns a stored row can carry (classification: gmean, accuracy, balanced_accuracy, log_loss;
 #: regression: rmse, mae), in the order messages list them
 STORED_METRICS = ("gmean", "accuracy", "balanced_accuracy", "log_loss", "rmse", "mae")
+REGRESSION_METRICS = ("rmse", "mae")  # the others score classification rows only
 
 
 def confusion(y_true, y_pred, labels=None) -> tuple[np.ndarray, np.ndarray]:

@@ -77,11 +77,83 @@ def test_rerun_computes_nothing_and_status_sees_the_users_models(byo, cli_env):
     assert status.returncode == 0 and "LogReg" in status.stdout and "blobs" in status.stdout
     data = _randml(["data", "show", "blobs", "--config-dir", str(conf)], root, cli_env)
     assert data.returncode == 0 and "240 x 4" in data.stdout, data.stdout + data.stderr
-    # a report metric the stored rows lack (regression RMSE on classification rows): a config error, exit 2
+    # a report metric that fits none of the sets (regression RMSE, classification sets only): exit 2
     bad = _randml(["report", *common, "+report.metrics=[rmse]", f"results_dir={root}/bad"], root, cli_env)
     assert bad.returncode == 2, bad.stderr[-2000:]
-    assert "report.metrics lists 'rmse', which the stored rows do not have" in bad.stderr
+    assert "report.metrics lists 'rmse', a regression metric, but every dataset of mine is classification" \
+        in bad.stderr
     assert not (root / "bad" / "tables" / "mine.md").exists()
+
+
+MIXED = """\
+# @package _global_
+defaults:
+  - /model@models.ridge: ridge
+  - /model@models.lr: lr
+protocol: {n_splits: 3}
+experiment:
+  name: mixed
+  datasets: [line, heart]
+"""
+
+
+def test_a_mix_of_regression_and_classification_sets_gets_one_table_per_task(tmp_path, cli_env):
+    """Default metrics of the generic report: GMean over the classification sets and RMSE over the regression
+    ones, each its own table; a regression set is not a 'missing' row of the GMean table."""
+    conf = tmp_path / "conf"
+    for sub in ("model", "dataset", "experiment"):
+        (conf / sub).mkdir(parents=True)
+    rng = np.random.default_rng(3)
+    x = rng.uniform(size=(90, 2))
+    pd.DataFrame({"a": x[:, 0], "b": x[:, 1], "y": 2 * x[:, 0] - x[:, 1] + 0.1 * rng.normal(size=90)}).to_csv(
+        conf / "dataset" / "line.csv", index=False)
+    (conf / "dataset" / "line.yaml").write_text("name: line\ntask: regression\nsource: {kind: csv, path: line.csv, "
+                                                "target: y}\n")
+    (conf / "model" / "ridge.yaml").write_text("estimator: {_target_: sklearn.linear_model.Ridge}\n"
+                                               "grid: {alpha: [0.01, 1.0]}\n")
+    (conf / "model" / "lr.yaml").write_text("estimator: {_target_: sklearn.linear_model.LogisticRegression}\n"
+                                                "grid: {C: [1.0]}\n")
+    (conf / "experiment" / "mixed.yaml").write_text(MIXED)
+    common = ["--config-dir", str(conf), "experiment=mixed", f"store_dir={tmp_path}/store",
+              f"results_dir={tmp_path}/results", f"hydra.run.dir={tmp_path}/logs"]
+    run = _randml(["run", *common, "n_jobs=1", "progress=false"], tmp_path, cli_env)
+    assert run.returncode == 0, run.stderr[-3000:]
+    rep = _randml(["report", *common], tmp_path, cli_env)
+    assert rep.returncode == 0, rep.stderr[-3000:]
+    tables = tmp_path / "results" / "tables"
+    gmean = pd.read_csv(tables / "mixed.csv").set_index("dataset")
+    rmse = pd.read_csv(tables / "mixed_rmse.csv").set_index("dataset")
+    assert list(gmean.index) == ["heart"] and list(rmse.index) == ["line"]
+    assert "missing" not in (tables / "mixed.md").read_text() + (tables / "mixed_rmse.md").read_text()
+    rows = load("mixed", store_dir=tmp_path / "store", config_dir=conf)
+    ridge = rows[(rows["dataset"] == "line") & (rows["model"] == "ridge")]
+    assert rmse.loc["line", "ridge mean"] == pytest.approx(ridge.groupby("params_json")["rmse"].mean().min())
+    lr = rows[(rows["dataset"] == "heart") & (rows["model"] == "lr")]
+    assert gmean.loc["heart", "lr mean"] == pytest.approx(lr["gmean"].mean())
+    from randml_core.data.registry import unregister
+    unregister("line")  # load(config_dir=...) registered the card in this process
+
+
+def test_a_users_config_named_like_a_shipped_one_is_an_error_not_ignored(tmp_path, cli_env):
+    """Hydra searches the shipped conf/ first: a user's model/logreg.yaml would silently lose to the shipped
+    conf/model/logreg.yaml (the README example did, until it was renamed). Exit 2 naming both files."""
+    from randml_core.config import ConfigError, check_no_shadowing
+    conf = tmp_path / "conf"
+    shutil.copytree(REPO / "examples" / "byo", conf)
+    check_no_shadowing([REPO / "conf", conf])  # the README example: no clash
+    (conf / "model" / "logreg.yaml").write_text((conf / "model" / "logistic.yaml").read_text())
+    with pytest.raises(ConfigError, match=r"model/logreg.yaml' has the name of the shipped config .*conf/model/"
+                                          r"logreg.yaml'.*models.<key>.grid"):
+        check_no_shadowing([REPO / "conf", conf])
+    exp = (conf / "experiment" / "mine.yaml").read_text()
+    (conf / "experiment" / "mine.yaml").write_text(exp.replace("models.logistic: logistic", "models.logreg: logreg"))
+    plan = _randml(["plan", "--config-dir", str(conf), "experiment=mine", f"store_dir={tmp_path}/store",
+                    f"hydra.run.dir={tmp_path}/logs"], tmp_path, cli_env)
+    assert plan.returncode == 2 and "has the name of the shipped config" in plan.stderr, plan.stderr[-2000:]
+    (conf / "model" / "logreg.yaml").unlink()
+    (conf / "experiment" / "smoke.yaml").write_text(exp)  # an experiment too
+    with pytest.raises(ConfigError, match="experiment/smoke.yaml' has the name of the shipped config"):
+        check_no_shadowing([REPO / "conf", conf])
 
 
 def test_target_models_build_under_hydras_execution_whitelist():

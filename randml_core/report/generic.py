@@ -2,8 +2,9 @@
 
 Datasets x model columns; each cell is the mean ± std over the outer folds of the setting selected by
 the papers' rule (best mean CV score over the grid) and, when the protocol has inner folds, by nested
-CV. Metrics: ``report.metrics`` (default gmean for classification, rmse for regression); lower-is-better
-metrics are minimised. With 2+ datasets and 2+ models, a statistics section compares the models
+CV. Metrics: ``report.metrics`` (default gmean for the classification sets, rmse for the regression sets:
+a mixed experiment gets both); each metric's table has the sets it scores; lower-is-better metrics are
+minimised. With 2+ datasets and 2+ models, a statistics section compares the models
 (``<experiment>_stats.md`` and a CD diagram). Written to ``results/tables/<experiment>*.{md,csv,tex}``.
 """
 from __future__ import annotations
@@ -11,20 +12,37 @@ from __future__ import annotations
 import pandas as pd
 
 from ..config import ConfigError
-from ..metrics import STORED_METRICS
+from ..metrics import REGRESSION_METRICS, STORED_METRICS
 from ..preprocess import preprocessing_of
 from ..stats import higher_is_better
 from .comparison import comparison_section, pivot_scores, selected
 from .tables import Table, cell_counts, grid_edge_flags
 
 
+def dataset_tasks(ctx) -> dict[str, str]:
+    """dataset -> 'regression' or 'classification', from the registry (also for sets not loaded here)."""
+    from ..data import get_spec
+    return {d: "regression" if get_spec(d).task == "regression" else "classification" for d in ctx.spec.datasets}
+
+
+def metric_task(metric: str) -> str:
+    return "regression" if metric in REGRESSION_METRICS else "classification"
+
+
 def metrics_of(ctx) -> list[str]:
-    chosen = (ctx.spec.options.get("report_metrics") or [])
+    """``report.metrics``, else gmean when the experiment has a classification set and rmse when it has a
+    regression set (both, one table each, for a mix). A listed metric that fits none of the sets is an error."""
+    tasks = set(dataset_tasks(ctx).values())
+    chosen = list(ctx.spec.options.get("report_metrics") or [])
+    for metric in chosen:
+        if metric_task(metric) not in tasks:
+            raise ConfigError(f"report.metrics lists {metric!r}, a {metric_task(metric)} metric, but every dataset "
+                              f"of {ctx.spec.name} is {' / '.join(sorted(tasks))}; fix: list "
+                              + ("rmse or mae" if tasks == {"regression"} else "gmean, accuracy, balanced_accuracy "
+                                 "or log_loss"))
     if chosen:
-        return list(chosen)
-    tasks = set(ctx.frame["rmse"].notna().map({True: "regression", False: "classification"})) \
-        if "rmse" in ctx.frame.columns and len(ctx.frame) else {"classification"}
-    return ["rmse"] if tasks == {"regression"} else ["gmean"]
+        return chosen
+    return [m for m, task in (("gmean", "classification"), ("rmse", "regression")) if task in tasks]
 
 
 def complete_models(pick: pd.DataFrame, columns: list[str]) -> list[str]:
@@ -40,8 +58,9 @@ def complete_models(pick: pd.DataFrame, columns: list[str]) -> list[str]:
 
 
 def build(ctx) -> list:
-    spec, frame = ctx.spec, ctx.frame
-    rows, columns = list(spec.datasets), spec.columns or [v.name for v in spec.variants]
+    spec, whole = ctx.spec, ctx.frame
+    columns = spec.columns or [v.name for v in spec.variants]
+    tasks = dataset_tasks(ctx)
     notes = {d: "needs download: `make data`" for d in ctx.unavailable}
     rules = [("best_mean", "best mean CV score over the grid (the papers' rule; optimistic)", "")]
     if spec.protocol.inner_splits:
@@ -49,9 +68,12 @@ def build(ctx) -> list:
     paths, stats = [], [f"# {spec.name}: comparison over datasets\n"]
     metrics = metrics_of(ctx)
     for metric in metrics:
-        if len(frame) and metric not in frame.columns:
+        if len(whole) and metric not in whole.columns:
             raise ConfigError(f"report.metrics lists {metric!r}, which the stored rows do not have "
-                             f"(they have: {', '.join(c for c in STORED_METRICS if c in frame.columns)})")
+                             f"(they have: {', '.join(c for c in STORED_METRICS if c in whole.columns)})")
+        # a metric's table has the datasets it scores (gmean: classification sets; rmse: regression sets)
+        rows = [d for d in spec.datasets if tasks[d] == metric_task(metric)]
+        frame = whole[whole["dataset"].isin(rows)] if len(whole) else whole
         for rule, words, suffix in rules:
             pick = selected(frame, metric, rule) if len(frame) else pd.DataFrame(
                 columns=["dataset", "model", "mean", "std", "n_folds", "n_failed", "n_bounded", "params_json"])
@@ -60,10 +82,10 @@ def build(ctx) -> list:
                       f"({'higher' if higher_is_better(metric) else 'lower'} is better; bold = best of the row). "
                       f"Selection: {words}.",
                       f"Features: {preprocessing_of(spec.options)}.",
-                      cell_counts(frame, ctx.n_planned),
+                      cell_counts(whole, ctx.n_planned),
                       "Data sources: " + "; ".join(f"{d}: {s}" + (f" (substitute for {ctx.substitutes[d]})"
                                                                  if d in ctx.substitutes else "")
-                                                   for d, s in ctx.sources.items()) + "."]
+                                                   for d, s in ctx.sources.items() if d in rows) + "."]
             edges = grid_edge_flags(pick, spec.variants)
             footer.append("Selected settings on a grid edge (the best value may lie outside the grid): "
                           + ("; ".join(edges) if edges else "none") + ".")
