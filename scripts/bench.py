@@ -19,6 +19,7 @@ import pickle
 import platform
 import pstats
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -302,15 +303,20 @@ def main() -> None:
             f"{platform.python_version()}; generated {time.strftime('%Y-%m-%d %H:%M')} "
             f"(sections: {', '.join(args.only)}; the others are kept from the previous run).", ""]
     lines: list[str] = []
-    store = args.store or tempfile.mkdtemp(prefix="randml-bench-")
-    if "grid" in args.only:
-        bench_grid(lines, args.cells_out, args.cells_ref)
-    if "profile" in args.only:
-        bench_profile(lines)
-    if "table4" in args.only:
-        bench_table4(lines, store)
-    if "cached" in args.only:
-        bench_cached(lines, store)
+    own = None if args.store else tempfile.mkdtemp(prefix="randml-bench-")  # removed at the end
+    store = args.store or own
+    try:
+        if "grid" in args.only:
+            bench_grid(lines, args.cells_out, args.cells_ref)
+        if "profile" in args.only:
+            bench_profile(lines)
+        if "table4" in args.only:
+            bench_table4(lines, store)
+        if "cached" in args.only:
+            bench_cached(lines, store)
+    finally:
+        if own is not None:
+            shutil.rmtree(own, ignore_errors=True)
     from randml_core.artefacts import atomic_write
     out = REPO / "results" / "tables" / "bench_eem.md"
     text = _merge(out, head, lines)

@@ -144,7 +144,8 @@ def main(argv=None) -> int:
         import tempfile
 
         os.environ["RANDML_SYSTEM_DATA"] = "0"
-        os.environ["RANDML_DATA_CACHE"] = tempfile.mkdtemp(prefix="randml-catalog-cache-")
+        empty = tempfile.TemporaryDirectory(prefix="randml-catalog-cache-")  # removed when the script ends
+        os.environ["RANDML_DATA_CACHE"] = empty.name
     register_cards(config_dirs(args.config_dir))
     frame = catalog_frame(source=args.source)
     frame.insert(3, "group", [get_spec(n).group for n in frame["name"]])

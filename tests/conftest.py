@@ -8,7 +8,9 @@ test pass. In-process sockets are blocked by pytest-socket (``--disable-socket``
 A test that wants the machine's optional data opts in with ``@pytest.mark.system_data`` and is
 skipped, with the reason, where that data is absent.
 """
+import atexit
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -27,6 +29,8 @@ os.environ["RANDML_OFFLINE"] = "1"
 os.environ["RANDML_SYSTEM_DATA"] = "0"
 os.environ["RANDML_DATA_CACHE"] = tempfile.mkdtemp(prefix="randml-test-cache-")
 os.environ["RANDML_CHECKS_CACHE"] = tempfile.mkdtemp(prefix="randml-test-checks-")  # randml_core/checkmemo.py
+for _session_dir in (os.environ["RANDML_DATA_CACHE"], os.environ["RANDML_CHECKS_CACHE"]):  # gone after the run
+    atexit.register(shutil.rmtree, _session_dir, ignore_errors=True)
 
 # A suite started in the background (`make test &`, nohup) inherits SIGINT ignored, and so would every subprocess
 # it starts: the Ctrl-C tests (tests/test_artefacts.py, test_store_faults.py) would then test nothing and fail.
