@@ -10,6 +10,11 @@ STORED_METRICS = ("gmean", "accuracy", "balanced_accuracy", "log_loss", "rmse", 
 REGRESSION_METRICS = ("rmse", "mae")  # the others score classification rows only
 
 
+def metric_task(metric: str) -> str:
+    """'regression' for a metric of regression rows (RMSE, MAE), else 'classification'."""
+    return "regression" if metric in REGRESSION_METRICS else "classification"
+
+
 def confusion(y_true, y_pred, labels=None) -> tuple[np.ndarray, np.ndarray]:
     """Confusion matrix (rows: true class, columns: predicted) and its label order."""
     y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)

@@ -204,12 +204,32 @@ def best(frame: pd.DataFrame, rule: str = "best_mean", metric: str = "gmean") ->
     if rule == "nested" and not ("inner_fold" in frame.columns and (frame["inner_fold"] >= 0).any()):
         raise ValueError("rule='nested' selects on inner folds, and this frame has none: load it with "
                          "include_inner=True (the experiment needs protocol.inner_splits > 0)")
+    frame = _scored_by(frame, metric)
     lower = metric in LOWER_IS_BETTER
     scored = frame.assign(**{metric: -frame[metric]}) if lower else frame
     out = (select_best if rule == "best_mean" else select_nested)(scored, metric)
     if lower:
         out["mean"] = -out["mean"]
     return out.assign(rule=rule, metric=metric)
+
+
+def _scored_by(frame: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """The rows of the datasets ``metric`` scores (GMean: classification sets; RMSE: regression sets), as the
+    generic report's tables have them; a set no longer registered is kept. None left: an error naming the fix."""
+    from .data import UnknownDatasetError, get_spec
+    from .metrics import metric_task
+
+    def fits(name) -> bool:
+        try:
+            return metric_task(metric) == ("regression" if get_spec(name).task == "regression" else "classification")
+        except UnknownDatasetError:
+            return True
+    keep = [d for d in frame["dataset"].unique() if fits(d)]
+    if len(frame) and not keep:
+        other = "rmse" if metric_task(metric) == "classification" else "gmean"
+        raise ValueError(f"metric={metric!r} scores {metric_task(metric)} sets and this frame has none; "
+                         f"pass metric={other!r} (or another metric of its sets)")
+    return frame[frame["dataset"].isin(keep)]
 
 
 def staged(frame: pd.DataFrame, id_columns=("dataset", "model", "params_json", "repeat", "fold", "inner_fold")

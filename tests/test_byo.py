@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from randml_core.data import hash_arrays
-from randml_core.results import load
+from randml_core.results import best, load
 
 from .conftest import REPO
 
@@ -130,6 +130,15 @@ def test_a_mix_of_regression_and_classification_sets_gets_one_table_per_task(tmp
     assert rmse.loc["line", "ridge mean"] == pytest.approx(ridge.groupby("params_json")["rmse"].mean().min())
     lr = rows[(rows["dataset"] == "heart") & (rows["model"] == "lr")]
     assert gmean.loc["heart", "lr mean"] == pytest.approx(lr["gmean"].mean())
+    # best() gives the tables' cells: each metric over the sets it scores, never a NaN row of the other task
+    full = load("mixed", store_dir=tmp_path / "store", config_dir=conf, include_failed=True)
+    by_gmean = best(full).set_index(["dataset", "model"])
+    by_rmse = best(full, metric="rmse").set_index(["dataset", "model"])
+    assert set(by_gmean.index.get_level_values(0)) == {"heart"} and set(by_rmse.index.get_level_values(0)) == {"line"}
+    assert by_gmean.loc[("heart", "lr"), "mean"] == pytest.approx(gmean.loc["heart", "lr mean"])
+    assert by_rmse.loc[("line", "ridge"), "mean"] == pytest.approx(rmse.loc["line", "ridge mean"])
+    with pytest.raises(ValueError, match="metric='gmean' scores classification sets and this frame has none"):
+        best(full[full["dataset"] == "line"])
     from randml_core.data.registry import unregister
     unregister("line")  # load(config_dir=...) registered the card in this process
 

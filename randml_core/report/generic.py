@@ -12,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..config import ConfigError
-from ..metrics import REGRESSION_METRICS, STORED_METRICS
+from ..metrics import STORED_METRICS, metric_task
 from ..preprocess import preprocessing_of
 from ..stats import higher_is_better
 from .comparison import comparison_section, pivot_scores, selected
@@ -23,10 +23,6 @@ def dataset_tasks(ctx) -> dict[str, str]:
     """dataset -> 'regression' or 'classification', from the registry (also for sets not loaded here)."""
     from ..data import get_spec
     return {d: "regression" if get_spec(d).task == "regression" else "classification" for d in ctx.spec.datasets}
-
-
-def metric_task(metric: str) -> str:
-    return "regression" if metric in REGRESSION_METRICS else "classification"
 
 
 def metrics_of(ctx) -> list[str]:
