@@ -15,6 +15,11 @@ def metric_task(metric: str) -> str:
     return "regression" if metric in REGRESSION_METRICS else "classification"
 
 
+def task_kind(task: str) -> str:
+    """A dataset task (binary, multiclass, regression) as the kind of metric that scores it."""
+    return "regression" if task == "regression" else "classification"
+
+
 def confusion(y_true, y_pred, labels=None) -> tuple[np.ndarray, np.ndarray]:
     """Confusion matrix (rows: true class, columns: predicted) and its label order."""
     y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)

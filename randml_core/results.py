@@ -217,11 +217,11 @@ def _scored_by(frame: pd.DataFrame, metric: str) -> pd.DataFrame:
     """The rows of the datasets ``metric`` scores (GMean: classification sets; RMSE: regression sets), as the
     generic report's tables have them; a set no longer registered is kept. None left: an error naming the fix."""
     from .data import UnknownDatasetError, get_spec
-    from .metrics import metric_task
+    from .metrics import metric_task, task_kind
 
     def fits(name) -> bool:
         try:
-            return metric_task(metric) == ("regression" if get_spec(name).task == "regression" else "classification")
+            return metric_task(metric) == task_kind(get_spec(name).task)
         except UnknownDatasetError:
             return True
     keep = [d for d in frame["dataset"].unique() if fits(d)]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..config import ConfigError
-from ..metrics import STORED_METRICS, metric_task
+from ..metrics import STORED_METRICS, metric_task, task_kind
 from ..preprocess import preprocessing_of
 from ..stats import higher_is_better
 from .comparison import comparison_section, pivot_scores, selected
@@ -22,7 +22,7 @@ from .tables import Table, cell_counts, grid_edge_flags
 def dataset_tasks(ctx) -> dict[str, str]:
     """dataset -> 'regression' or 'classification', from the registry (also for sets not loaded here)."""
     from ..data import get_spec
-    return {d: "regression" if get_spec(d).task == "regression" else "classification" for d in ctx.spec.datasets}
+    return {d: task_kind(get_spec(d).task) for d in ctx.spec.datasets}
 
 
 def metrics_of(ctx) -> list[str]:
