@@ -162,3 +162,23 @@ def test_comparison_of_two_models_says_once_why_there_is_no_cd_diagram(tmp_path)
                              "models, got 2" in text
     assert text.count("no CD diagram") + text.count("No CD diagram") == 1
     assert "(the papers' rule)" in text
+
+
+def test_a_committed_report_from_a_store_without_its_cells_refuses_and_keeps_the_snapshot(compose, tmp_path):
+    """`make report` before `make table4`, or a wrong store_dir / $RANDML_STORE, turned the committed tables into
+    'not run' cells (and exited 0). Now: a StoreError and the files untouched; the same report into the scratch
+    folder is allowed, and so is a plan whose every set needs a download (no cells to look for)."""
+    from randml_core.report import build_report, scratch_dir
+    from randml_core.store import StoreError
+    spec = compose("experiment=smoke")
+    snapshot = tmp_path / "res" / "tables" / "smoke.md"
+    snapshot.parent.mkdir(parents=True)
+    snapshot.write_text("committed numbers\n")
+    with pytest.raises(StoreError, match=r"has none of the 144 cells of 'smoke'.*left as they are.*randml run "
+                                         r"experiment=smoke"):
+        build_report(spec, str(tmp_path / "empty"), str(tmp_path / "res"), committed=True)
+    assert snapshot.read_text() == "committed numbers\n" and len(list(snapshot.parent.iterdir())) == 1
+    paths = build_report(spec, str(tmp_path / "empty"), str(tmp_path / "res"), committed=False)
+    assert paths and all(scratch_dir(tmp_path / "res", "smoke") in p.parents for p in paths)
+    offline = compose("experiment=smoke", "experiment.datasets=[arrhythmia]")  # online only, not cached in tests
+    assert build_report(offline, str(tmp_path / "empty"), str(tmp_path / "res2"), committed=True)

@@ -54,6 +54,15 @@ def build_report(spec: ExperimentSpec, store_dir: str, results_dir: str, *,
     out = Path(results_dir) if committed else scratch_dir(results_dir, spec.name)
     # rows of this config's plan only; a set that needs a download is "not available" (no download)
     frame, plan, keys = current_rows(spec, store_dir)
+    if committed and keys and frame.empty:
+        # every cell would read "not run": a wrong store_dir / $RANDML_STORE, or `make report` before the run,
+        # must not turn the committed snapshot into empty tables (sets that need a download plan no keys)
+        from ..store import Store, StoreError
+        raise StoreError(
+            f"{Store(store_dir, spec.store).dir.resolve()} has none of the {len(keys)} cells of {spec.name!r}, so "
+            f"every table would read 'not run'; the artefacts in {out}/ are left as they are. Fix: run "
+            f"`randml run experiment={spec.name}` (or its make target) first, or point store_dir=... or "
+            "$RANDML_STORE at the store that has them")
     modules = spec.options.get("report") or "randml_core.report.generic"
     version = short_version()
     with ArtefactSet(out, spec.name, code_version=version) as artefacts:
