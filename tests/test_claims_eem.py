@@ -213,3 +213,18 @@ def test_table4_and_fig3_write_the_splits_at_the_selection_the_tables_show():
     g = fig3.folds_frame(frame)
     assert sorted(set(g["model"])) == ["EEM-rbf h=100", "EEM-rbf h=200"] and len(g) == 8
     assert set(g.loc[g["h"] == 200, "gmean"]) == {0.8}
+
+
+def test_the_committed_report_is_not_rewritten_without_the_stores(tmp_path, monkeypatch, capsys):
+    """`python -m experiments.eem.summary` on a clone with only Table 4's store dropped the committed report's
+    Table 1 lines and most data sources; into the committed folder it now refuses (exit 2), files untouched."""
+    t = tmp_path / "tables"
+    _write(t, "eem_table4", [r for i in range(3) for r in _rows(f"d{i}", {"EEM-rbf": -UP}, i)])
+    (t / "eem_report.md").write_text("committed report\n")
+    monkeypatch.setattr(summary, "OUT", t)
+    monkeypatch.setattr(summary, "STORE", str(tmp_path / "no-store"))
+    with pytest.raises(summary.MissingStoresError, match=r"eem_table4, eem_table1, eem_table4_unbalanced under .*"
+                                                         r"make table4 and make table1 and make table4-unbalanced"):
+        summary.build(t, store_dir=str(tmp_path / "no-store"))
+    assert summary.main([]) == 2 and "left as they are" in capsys.readouterr().err
+    assert (t / "eem_report.md").read_text() == "committed report\n" and not (t / "eem_claims.json").exists()

@@ -516,9 +516,24 @@ def _sources(frames) -> list[str]:
     return [f"- {d}: {s}" for d, s in sorted(sources.items())] or ["- stores not here: see the tables' footers"]
 
 
-def build(tables: Path = OUT, store_dir: str = STORE) -> Path:
-    tables = Path(tables)
-    t4, t1, tu = (load_store(s, store_dir) for s in ("eem_table4", "eem_table1", "eem_table4_unbalanced"))
+#: the stores the report reads (Table 6's criteria, Table 1, the data sources) and the make target that fills each
+STORES = {"eem_table4": "make table4", "eem_table1": "make table1", "eem_table4_unbalanced": "make table4-unbalanced"}
+
+
+class MissingStoresError(RuntimeError):
+    """The committed report would lose what only the stores give (Table 1, Table 6's verdicts, the sources)."""
+
+
+def build(tables: Path = OUT, store_dir: str | None = None) -> Path:
+    tables, store_dir = Path(tables), STORE if store_dir is None else store_dir
+    t4, t1, tu = (load_store(s, store_dir) for s in STORES)
+    missing = [name for name, frame in zip(STORES, (t4, t1, tu)) if frame.empty]
+    if missing and tables.resolve() == OUT.resolve():
+        raise MissingStoresError(
+            f"no stored cells of {', '.join(missing)} under {store_dir}: the committed eem_report.md and "
+            f"eem_claims.json would lose their Table 1 / Table 6 / data-source parts, so they are left as they "
+            f"are. Fix: {' and '.join(STORES[m] for m in missing)} (make eem runs every table), point "
+            "$RANDML_STORE at the store that has them, or write elsewhere: python -m experiments.eem.summary DIR")
     claims = decide(tables, t4)
     previous = C.load_previous(tables / "eem_claims.json")
     lines = ["# EEM paper — claims held / not held", "",
@@ -565,7 +580,11 @@ def build(tables: Path = OUT, store_dir: str = STORE) -> Path:
 
 def main(argv=None) -> int:
     tables = Path(argv[0]) if argv else OUT
-    print("wrote", build(tables))
+    try:
+        print("wrote", build(tables))
+    except MissingStoresError as exc:
+        print(f"experiments.eem.summary: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 
