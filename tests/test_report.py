@@ -182,3 +182,12 @@ def test_a_committed_report_from_a_store_without_its_cells_refuses_and_keeps_the
     assert paths and all(scratch_dir(tmp_path / "res", "smoke") in p.parents for p in paths)
     offline = compose("experiment=smoke", "experiment.datasets=[arrhythmia]")  # online only, not cached in tests
     assert build_report(offline, str(tmp_path / "empty"), str(tmp_path / "res2"), committed=True)
+
+
+def test_a_committed_report_from_a_partial_store_says_how_many_cells_it_has(compose, tmp_path, capsys):
+    from randml_core.report import build_report
+    from randml_core.runner import run
+    run(compose("experiment=smoke", "dataset=heart"), str(tmp_path / "store"), n_jobs=1, progress=False)
+    capsys.readouterr()
+    build_report(compose("experiment=smoke"), str(tmp_path / "store"), str(tmp_path / "res"), committed=True)
+    assert "randml report: 72 of the 144 cells of smoke are stored; the others read 'not run'" in capsys.readouterr().err

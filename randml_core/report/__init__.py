@@ -76,6 +76,10 @@ def build_report(spec: ExperimentSpec, store_dir: str, results_dir: str, *,
             importlib.import_module(module_name).build(ctx)
     paths = artefacts.committed
     print("\nwrote:", *[f"  {p}" for p in paths], sep="\n", file=sys.stdout)
+    stored = frame["key"].nunique() if len(frame) else 0
+    if committed and 0 < stored < len(keys):
+        print(f"randml report: {stored} of the {len(keys)} cells of {spec.name} are stored; the others read 'not run' "
+              f"in the tables written to {out}/ (`git diff` shows what a committed snapshot lost)", file=sys.stderr)
     if not committed:
         print(f"randml report: not {spec.name}'s committed configuration: the artefacts went to the scratch "
               f"folder {out}/ (gitignored), not into {results_dir}/", file=sys.stdout)
