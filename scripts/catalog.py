@@ -20,11 +20,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from randml_core.data import config_dirs, get_spec, register_cards  # noqa: E402
-from randml_core.data.catalog import catalog_frame  # noqa: E402
+from randml_core.data.catalog import catalog_frame, needs_download  # noqa: E402
 from randml_core.data.sources import (  # noqa: E402
     OpenMLSource,
     SklearnFetchSource,
-    SourceUnavailableError,
     ZenodoImbalancedSource,
 )
 
@@ -110,7 +109,7 @@ def not_loaded_table(failed) -> str:
         counts = exp.get("class_counts")
         online = "; ".join(_online_description(s) for s in spec.sources if s.online) or "-"
         status = row["status"]
-        if status.startswith(SourceUnavailableError.__name__):
+        if needs_download(status):
             offline = [s.describe() for s in spec.sources if not s.online]
             status = ("not available offline here (not installed: " + "; ".join(offline) + "); online copy "
                       "not in the cache: run `make data`") if offline else \

@@ -9,8 +9,9 @@ import numpy as np
 
 from .checks import DataQualityWarning, constant_columns, duplicate_rows
 from .registry import get_spec, list_datasets, load_dataset
+from .sources import SourceUnavailableError
 
-__all__ = ["catalog_frame", "CATALOG_COLUMNS"]
+__all__ = ["catalog_frame", "CATALOG_COLUMNS", "needs_download"]
 
 CATALOG_COLUMNS = [
     "name", "task", "papers", "n", "d", "class_counts", "imbalance_ratio", "source", "source_kind",
@@ -68,3 +69,8 @@ def catalog_frame(names: Iterable[str] | None = None, source: str = "auto"):
     for col in ("d", "n_duplicate_rows", "n_duplicate_conflicts"):
         frame[col] = frame[col].astype("Int64")
     return frame
+
+
+def needs_download(status: str) -> bool:
+    """A catalogue ``status`` saying the set has no source here but an online one not in the cache."""
+    return status.startswith(SourceUnavailableError.__name__)

@@ -123,15 +123,15 @@ def _catalog(ns) -> int:
 
     import pandas as pd
 
-    from .catalog import catalog_frame
-    from .sources import SourceUnavailableError, no_downloads
+    from .catalog import catalog_frame, needs_download
+    from .sources import no_downloads
 
     with contextlib.nullcontext() if ns.allow_download else no_downloads():
         frame = catalog_frame(ns.names or None)
     if ns.csv:
         from ..artefacts import atomic_write
         atomic_write(ns.csv, frame.to_csv(index=False))
-    missing = frame["status"].str.startswith(SourceUnavailableError.__name__)
+    missing = frame["status"].map(needs_download)
     broken = (frame["status"] != "ok") & ~missing
     shown = frame.assign(
         constant=[len([c for c in v.split(",") if c]) if ok == "ok" else pd.NA
