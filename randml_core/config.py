@@ -192,6 +192,24 @@ ENGINE_OPTIONS = {
 }
 
 
+def _check_modules(exp: dict, config_dirs=()) -> None:
+    """``experiment.report`` and ``experiment.plugins`` name plug-in modules only (:mod:`randml_core.trust`),
+    checked before any is imported."""
+    from .trust import check_plugin_module
+    for key in ("report", "plugins"):
+        modules = exp.get(key) or []
+        for module in [modules] if isinstance(modules, str) else modules if isinstance(modules, list) else [modules]:
+            check_plugin_module(module, f"experiment.{key}", config_dirs)
+
+
+def _check_name(name, key: str = "experiment.name") -> None:
+    """``experiment.name`` (and ``experiment.store``) name a store directory and artefact files: a plain name."""
+    import re
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name) or ".." in name:
+        raise ConfigError(f"{key}={name!r} is invalid: a plain name (letters, digits, '_', '-', '.'; no '/', "
+                          "no '..', not empty), since it names the store directory and the report files")
+
+
 def _check_known_keys(exp: dict) -> None:
     """Every ``experiment.*`` key is the engine's, ``<family>_max_train``, or declared by the report module."""
     unknown = [k for k in exp if k not in ENGINE_OPTIONS and not k.endswith("_max_train")]
@@ -277,9 +295,13 @@ def _model_variants(key: str, m: dict, profile: str, only: str | None) -> list[V
     target = None
     if "estimator" in m:
         target = dict(m["estimator"])
+        from .trust import check_target_node
+        check_target_node(target, f"{where}estimator")  # configs are data: nothing is called before this
         try:
             family = target_family(target)
             estimator = family.estimator()
+        except ConfigError as exc:  # it built something that is not an estimator
+            raise ConfigError(f"models.{key}.{exc}") from None
         except Exception as exc:
             raise ConfigError(f"{where}estimator: cannot instantiate {target['_target_']!r} "
                               f"({type(exc).__name__}: {exc}); {target_hint(target['_target_'])}"
@@ -382,6 +404,10 @@ def build_spec(cfg: dict, config_dirs=None) -> ExperimentSpec:
     if not exp:
         raise ConfigError("no experiment selected: pass experiment=<name> (see conf/experiment/)")
     name = _require(exp, "name", "experiment.", str)
+    _check_name(name)
+    if exp.get("store") is not None:
+        _check_name(exp["store"], "experiment.store")
+    _check_modules(exp, config_dirs)
     _check_known_keys(exp)
     for module in exp.get("plugins") or []:  # modules that register paper-specific families
         try:

@@ -290,11 +290,14 @@ def _distribution_version(import_path: str) -> str:
 
 def _execution_whitelist(instantiate, node: dict) -> dict:
     """Hydra >= 1.4 asks each ``instantiate`` call which targets it may import and call (without a list it
-    warns, and Hydra 1.5 will refuse): exactly the node's own ``_target_`` s, the ones the config names and
-    the model checks validated. Empty for older Hydra, which has no such argument."""
+    warns, and Hydra 1.5 will refuse): the targets :func:`randml_core.trust.check_target_node` validated
+    (estimator classes and named factories; a config's word alone is never the list). Empty for older
+    Hydra, which has no such argument."""
+    from .trust import validated_targets
+    allowed = validated_targets(node)  # raises ConfigError before anything is imported or called
     if "_execution_whitelist_" not in inspect.signature(instantiate).parameters:
         return {}
-    return {"_execution_whitelist_": sorted(set(_targets(node)))}
+    return {"_execution_whitelist_": allowed}
 
 
 def target_family(node: dict) -> Family:
@@ -302,13 +305,17 @@ def target_family(node: dict) -> Family:
 
     Its name is the import path (``sklearn.linear_model.LogisticRegression``); its version lists the
     installed version of every package a ``_target_`` of the node comes from, so a package upgrade makes
-    new cells. The node's fixed arguments enter the cell key through :func:`target_key`."""
+    new cells. The node's fixed arguments enter the cell key through :func:`target_key`. Every
+    ``_target_`` is checked first (:mod:`randml_core.trust`), and what the node builds must be an estimator."""
     from hydra.utils import instantiate
+    from .trust import check_estimator
     frozen = json.dumps(node, sort_keys=True)
     allowed = _execution_whitelist(instantiate, node)
 
     def factory():
-        return instantiate(json.loads(frozen), _convert_="all", **allowed)
+        est = instantiate(json.loads(frozen), _convert_="all", **allowed)
+        check_estimator(est, f"estimator._target_={node['_target_']!r}")
+        return est
     version = ";".join(sorted({_distribution_version(t) for t in _targets(node)}))
     return Family(node["_target_"], factory, version, None)
 

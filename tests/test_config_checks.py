@@ -121,7 +121,7 @@ def test_target_estimators_and_pipelines_are_checked_by_their_constraints(compos
         _target_spec(compose, pipe, "{svc__C: [-1.0]}")
     with pytest.raises(ConfigError, match=r"svc__Cc is not a parameter of sklearn.pipeline.make_pipeline; did you mean 'svc__C'"):
         _target_spec(compose, pipe, "{svc__Cc: [1.0]}")
-    with pytest.raises(ConfigError, match="cannot instantiate 'sklearn.nope.Model'"):
+    with pytest.raises(ConfigError, match="_target_='sklearn.nope.Model' cannot be found"):
         _target_spec(compose, "{_target_: sklearn.nope.Model}", "{}")
     # a misspelt class or module: the nearest existing name of the last module that imports
     with pytest.raises(ConfigError, match=r"did you mean 'sklearn.tree.DecisionTreeClassifier'\?"):

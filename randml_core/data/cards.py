@@ -24,7 +24,9 @@ kind           keys (optional in brackets)             read by
 ``registered`` defined_in, [sources, post]             the Python spec of that name (generated cards)
 =============  ======================================  =============================================
 
-``path`` is relative to the card's directory, or absolute. Datasets whose loading needs Python
+``path`` is relative to the card's directory and stays inside the card's config dir, or lies under a
+folder listed in ``$RANDML_DATA_ROOTS``; a ``generated`` source names a generator that a plug-in
+registered with :func:`~.sources.generated.register_generator` (README "Trust"). Datasets whose loading needs Python
 (readers, prepare / post steps) keep their :class:`~.registry.DatasetSpec`; their card is generated
 from it (``source: {kind: registered, ...}``, :mod:`randml_core.data.cards_generated`,
 ``scripts/cards.py``), and a test keeps the two identical.
@@ -47,10 +49,12 @@ import os
 import warnings
 from pathlib import Path
 
+from ..trust import check_data_path
 from .cards_generated import is_generated
 from .registry import _REGISTRY, TASKS, DatasetSpec, origin_of, register
 from .sources import (GeneratedSource, KeelSource, OpenMLSource, PackageFileSource, SklearnSource, Source,
                       SyntheticSource, TabularFileSource, repo_root)
+from .sources.generated import registered_generator
 
 __all__ = ["CardError", "CardWarning", "CARD_KEYS", "SOURCE_KEYS", "read_card", "card_spec", "register_cards",
            "register_shipped_cards", "primary_config_dir", "config_dirs", "hydra_config_dirs"]
@@ -162,8 +166,11 @@ def _expected(path: Path, value) -> dict:
 
 def _file(path: Path, where: str, value) -> Path:
     _typed(path, where, value, str, "a file path")
-    p = Path(os.path.expanduser(value))
-    p = p if p.is_absolute() else path.parent / p
+    p = check_data_path(path, value)
+    if p is None:
+        raise _fail(path, f"{where}={value!r} lies outside the card's config dir '{path.parent.parent}'",
+                    "put the data file inside that folder (a relative path starts at the card's directory), or list "
+                    "the folder that holds it in $RANDML_DATA_ROOTS (README \"Trust\")")
     if not p.is_file():
         raise _fail(path, f"{where}={value!r} is not a file ({p} does not exist)",
                     "put the file there or correct the path (a relative path starts at the card's directory)")
@@ -262,6 +269,12 @@ def _source(path: Path, src, where: str = "source") -> Source | None:
         if gen.count(":") != 1:
             raise _fail(path, f"{where}.generator={gen!r} is not 'package.module:function'",
                         "name the module and the function, e.g. mypkg.data:make_data")
+        try:
+            registered_generator(gen, [path.parent.parent])
+        except LookupError as exc:
+            raise _fail(path, f"{where}.generator={gen!r} is refused: {exc}",
+                        "decorate your generator with randml_core.data.sources.generated.register_generator in a "
+                        "plug-in module (README \"Trust\": a card is data and never chooses code to run)") from None
         return GeneratedSource(gen, **_args(path, src))
     # registered: the marker of a generated card
     _typed(path, f"{where}.defined_in", src["defined_in"], str, "a module name")

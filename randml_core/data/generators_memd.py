@@ -11,9 +11,12 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
+from .sources.generated import register_generator
+
 __all__ = ["make_gene_like", "make_text_like"]
 
 
+@register_generator
 def make_gene_like(n=60, d=2000, n_classes=2, random_state=None, *, n_informative=10,
                    effect=2.0, n_constant=0, return_informative=False):
     """Dense p >> n 'microarray' data: Gaussian log-expression with a few informative genes.
@@ -46,6 +49,7 @@ def make_gene_like(n=60, d=2000, n_classes=2, random_state=None, *, n_informativ
     return (X, y, informative) if return_informative else (X, y)
 
 
+@register_generator
 def make_text_like(n_docs=1000, n_words=5000, n_classes=2, random_state=None, *,
                    doc_length=100, n_topic_words=100, topic_boost=10.0, zipf_exponent=1.1):
     """Sparse multinomial bag-of-words with row-normalised term frequencies (Sec. VI-C weights).

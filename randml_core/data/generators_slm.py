@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .sources.generated import register_generator
+
 __all__ = ["circle_and_ring", "new_moons", "two_new_moons", "four_new_moons"]
 
 
@@ -31,6 +33,7 @@ def _jitter(points: np.ndarray, noise: float, clean_scale: float, noise_scale: f
     return points + rng.normal(size=points.shape) * scale[:, None]
 
 
+@register_generator
 def circle_and_ring(n_per_class: int = 500, noise: float = 0.2, seed: int = 0,
                     inner_radius: float = 1.0, ring: tuple = (1.5, 2.0), band: float = 0.25):
     """Class 0: uniform on the disk of radius ``inner_radius``; class 1: uniform on the annulus
@@ -56,6 +59,7 @@ def circle_and_ring(n_per_class: int = 500, noise: float = 0.2, seed: int = 0,
     return np.vstack(parts), np.concatenate(labels)
 
 
+@register_generator
 def new_moons(n_moons: int = 2, n_per_class: int = 500, noise: float = 0.3, seed: int = 0,
               clean_scale: float = 0.08, noise_scale: float = 0.35):
     """A chain of ``n_moons`` interleaving half circles of radius 1 (class k = moon k).
@@ -80,16 +84,19 @@ def new_moons(n_moons: int = 2, n_per_class: int = 500, noise: float = 0.3, seed
     return np.vstack(parts), np.concatenate(labels)
 
 
+@register_generator
 def two_new_moons(n_per_class: int = 500, noise: float = 0.3, seed: int = 0):
     """2-new-moons of the paper: two moons, 500 per class, 30 % noisy samples."""
     return new_moons(2, n_per_class, noise, seed)
 
 
+@register_generator
 def four_new_moons(n_per_class: int = 500, noise: float = 0.2, seed: int = 0):
     """4-new-moons of the paper: four moons (4 classes), 500 per class, 20 % noisy samples."""
     return new_moons(4, n_per_class, noise, seed)
 
 
+@register_generator
 def friedman3(n_samples: int = 1000, seed: int = 0):
     """scikit-learn's ``make_friedman3(n_samples, noise=0, random_state=seed)`` with the arctan taken
     by the C library (``math.atan``) instead of numpy's vectorised one.

@@ -38,6 +38,37 @@ class SyntheticSource(Source):
         return LoadResult(np.asarray(X), np.asarray(y), self.kind, self.describe())
 
 
+#: ``"module:function"`` -> function: the generators a dataset card may name (README "Trust")
+GENERATORS: dict = {}
+
+
+def register_generator(fn):
+    """Let dataset cards name ``fn`` (``source: {kind: generated, generator: "module:function"}``). A decorator
+    for a plug-in's generator functions; a card naming anything else is refused (a card is data and never
+    chooses code to run). Python code may still build a :class:`GeneratedSource` of any function."""
+    GENERATORS[f"{fn.__module__}:{fn.__qualname__}"] = fn
+    return fn
+
+
+def registered_generator(generator: str, config_dirs=()):
+    """The function a card's ``generator`` names, if Python code registered it; the module is imported only
+    when it is a plug-in module (:func:`randml_core.trust.is_plugin_module`). Raises LookupError, saying why."""
+    from ...trust import is_plugin_module
+    module, _, _func = generator.partition(":")
+    if generator not in GENERATORS:
+        if not is_plugin_module(module, config_dirs):
+            raise LookupError(f"{module!r} is not a randml plug-in module (randml's own, one in your --config-dir, "
+                              "or one declared under the entry point group 'randml.plugins')")
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise LookupError(f"its module cannot be imported ({exc})") from None
+    if generator not in GENERATORS:
+        known = ", ".join(sorted(GENERATORS)) or "none"
+        raise LookupError(f"no plug-in registered it with @register_generator (registered: {known})")
+    return GENERATORS[generator]
+
+
 class GeneratedSource(Source):
     """Data made by one of our own generators, ``"package.module:function"`` called with fixed
     keyword arguments (including its seed); the generator returns ``(X, y)``."""
