@@ -1,22 +1,31 @@
 """The result store: a directory of parquet part files, one per finished task, never rewritten.
 
-What it promises (README "Guarantees"; tests/test_store_faults.py proves each):
+What it promises (README "Guarantees"; tests/test_store_faults.py and tests/test_store_trust.py prove each):
 
-- **Atomic parts.** A part is written to a temp file (``.part-….parquet.tmp``, named with host, pid
-  and a random token) and renamed into place; a killed run leaves a whole part or an ignorable temp.
-  Rows are validated before they are written: nothing malformed is stored.
-- **Verified reads.** Every part carries a schema version and a checksum of its rows (parquet key/value
-  metadata) and parquet page checksums. A part is checked on read (required columns and their
-  types, status values, unique non-empty keys, the rows' checksum); one that fails is reported by name,
-  moved to ``quarantine/`` and its cells count as missing, so they are recomputed. The full checksum
-  is verified once per part and remembered by file identity (``.verified.json``); later reads of that
-  part still verify the pages they read. Parts written before checksums existed are schema-checked.
+- **Atomic parts.** A part is written to a temp file (``.part-….parquet.<kernel>.tmp``) that its writer
+  holds locked (``flock``) until it is renamed into place; a killed run leaves a whole part or an
+  ignorable temp. Rows are validated before they are written: nothing malformed is stored.
+- **Verified reads.** Every part carries a schema version, its column names and a checksum of its rows
+  (parquet key/value metadata) and parquet page checksums. Every read hashes the whole file (SHA-256):
+  bytes never seen before are checked in full (columns and their types, status values, unique non-empty
+  keys, the rows' checksum) and their hash is remembered (``.verified.json``); bytes whose hash is
+  remembered are trusted; a part whose bytes changed after they were verified (a flipped bit anywhere,
+  footer included) is corrupt. A corrupt part is reported by name, moved to ``quarantine/`` and its cells
+  count as missing, so they are recomputed. A part without randml's metadata (written before checksums)
+  must have every column the runner has always written.
+- **Not corruption.** A part that cannot be read for a reason outside its bytes (permission, too many
+  open files after retries, memory, not a regular file) raises :class:`StoreError` naming it; it is never
+  moved. A FIFO is never opened for reading in blocking mode.
+- **One winner per key.** Every read keeps, per key, the row with status ``ok`` over any other, then the
+  latest UTC ``timestamp``, then the part whose content hash sorts last: the same row whatever the
+  columns asked, the time zone or the part names.
 - **Read-only stores.** Reading never needs write access: on a read-only store a bad part is skipped
   with a warning instead of being moved. :meth:`Store.check_writable` tells a run before any work.
 - **Concurrency.** Readers tolerate parts that vanish under them (compaction by another process):
   they list again. Compaction writes the merged part first, removes the old ones after, runs in one
   process at a time (a lock file) and a failure (e.g. a full disk) only logs a warning.
-  :meth:`Store.cleanup_temp` removes only temps whose writer is gone.
+  :meth:`Store.cleanup_temp` removes a temp only if nobody holds its lock (and, for a temp of another
+  kernel, only after STALE_TEMP_SECONDS): never by pid, so a writer in another PID namespace is safe.
 
 Written by hand (not a parquet dataset library): the verification, quarantine and the
 temp-file protocol are the point of this module and no library offers them.
@@ -32,36 +41,59 @@ import logging
 import os
 import secrets
 import socket
+import stat
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
-from ._watchdog import pid_alive
 
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = "1"
-_META_SCHEMA, _META_CHECKSUM = b"randml.schema", b"randml.checksum"
+_META_SCHEMA, _META_CHECKSUM, _META_COLUMNS = b"randml.schema", b"randml.checksum", b"randml.columns"
 #: columns every stored row has, with the Arrow type family they must have
 REQUIRED = {"key": "string", "status": "string", "model": "string", "family": "string", "params_json": "string"}
 #: columns checked when present
 TYPED = {"repeat": "integer", "fold": "integer", "inner_fold": "integer", "converged": "bool",
          "gmean": "floating", "accuracy": "floating", "balanced_accuracy": "floating", "rmse": "floating",
          "mae": "floating", "log_loss": "floating", "fit_seconds": "floating", "predict_seconds": "floating"}
+#: columns the runner has written into every row since the first stored part (randml_core/runner.py: the
+#: row of run_task, then dataset ... timestamp in run): a part without randml's metadata must have them all
+LEGACY_REQUIRED = ("error", "converged", "fit_seconds", "predict_seconds", "dataset", "data_hash", "data_source",
+                   "repeat", "fold", "inner_fold", "split_seed", "model_seed", "n_train", "n_test", "timestamp")
+#: metric columns the runner writes together (runner.score / _nan_scores): all of a group or none of it
+METRIC_GROUPS = (("gmean", "balanced_accuracy", "accuracy"), ("rmse", "mae"))
 STATUSES = {"ok", "failed", "skipped"}
 #: the order of every frame ``Store.read`` returns (``key`` last: unique, so the order is total). Rows are
 #: written in the order tasks finish, which varies with the workers, so without it a mean over folds could
 #: differ in its last bit from one run to the next (same numbers, another summation order).
 ROW_ORDER = ("dataset", "model", "params_json", "repeat", "fold", "inner_fold", "key")
-#: a temp file of another host (shared filesystem), whose writer cannot be asked, is stale after this
+#: a temp file of another kernel (shared filesystem), whose lock may not reach us, is stale after this
 STALE_TEMP_SECONDS = 6 * 3600
 _HOST = socket.gethostname().replace("-", "_") or "host"
+_MEMO_FORMAT = "sha256/1"
+_EMFILE_RETRIES = 5
+
+
+def _kernel_id() -> str:
+    """This kernel's boot id (shared by every PID namespace and container on it): flock is authoritative
+    between processes of one kernel. Without /proc, a hash of the host name."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip().replace("-", "")[:16]
+    except OSError:
+        return hashlib.sha256(socket.gethostname().encode()).hexdigest()[:16]
+
+
+_KERNEL = _kernel_id()
 
 
 class StoreError(RuntimeError):
-    """The store cannot be used as asked (not writable, rows that must not be stored)."""
+    """The store cannot be used as asked (not writable, rows that must not be stored, a part that cannot
+    be read for a reason that is not its content)."""
 
 
 class CorruptPartError(ValueError):
@@ -96,23 +128,146 @@ def validate_schema(schema: pa.Schema, where: str) -> None:
             raise CorruptPartError(f"{where}: column {col!r} has type {schema.field(col).type}, expected {fam}")
 
 
+def validate_legacy_schema(schema: pa.Schema, where: str) -> None:
+    """A part without randml's metadata (no checksum to check): every column the runner has always
+    written, and each metric group whole (a part that lost ``gmean`` but kept ``accuracy`` is refused)."""
+    names = set(schema.names)
+    missing = [c for c in LEGACY_REQUIRED if c not in names]
+    groups = [g for g in METRIC_GROUPS if names & set(g)]
+    missing += [c for g in groups for c in g if c not in names]
+    if not groups:
+        missing.append(" or ".join(g[0] for g in METRIC_GROUPS))
+    if missing:
+        raise CorruptPartError(f"{where}: a part without randml's checksum lacks column(s) {', '.join(missing)} "
+                               "that every part the runner writes has; refused, its cells count as missing")
+
+
+def _validate_metadata(schema: pa.Schema, meta: dict, where: str) -> None:
+    """randml's metadata whole and matching the file: schema version, checksum, the column names."""
+    version = meta.get(_META_SCHEMA, b"").decode(errors="replace")
+    if version != SCHEMA_VERSION:
+        found = f"schema version {version!r}" if version else "no schema version in its randml metadata"
+        raise CorruptPartError(f"{where}: {found}, this code reads {SCHEMA_VERSION!r}")
+    if _META_CHECKSUM not in meta:
+        raise CorruptPartError(f"{where}: its randml metadata has no rows checksum")
+    if _META_COLUMNS in meta:  # parts written before this key existed rely on the rows checksum (names included)
+        try:
+            listed = json.loads(meta[_META_COLUMNS])
+        except ValueError:
+            raise CorruptPartError(f"{where}: its column list (randml metadata) is not readable") from None
+        if not isinstance(listed, list) or sorted(map(str, listed)) != sorted(schema.names):
+            lost = sorted(set(map(str, listed if isinstance(listed, list) else [])) - set(schema.names))
+            raise CorruptPartError(f"{where}: its columns differ from those written"
+                                   + (f" (missing {', '.join(lost)})" if lost else ""))
+
+
 def validate_rows(frame: pd.DataFrame, where: str) -> None:
     """Row-level checks: unique non-empty keys and known statuses."""
     keys = frame["key"]
     if keys.isna().any() or (keys.astype(str) == "").any():
         raise CorruptPartError(f"{where}: empty cell key(s)")
-    if keys.duplicated().any():
+    if not keys.is_unique:
         raise CorruptPartError(f"{where}: duplicated cell key(s) {keys[keys.duplicated()].head(3).tolist()}")
     bad = set(frame["status"].dropna().unique()) - STATUSES
     if bad or frame["status"].isna().any():
         raise CorruptPartError(f"{where}: unknown status value(s) {sorted(map(str, bad)) or ['<missing>']}")
 
 
-def _file_id(path: Path) -> str:
-    st = path.stat()
-    return f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+def _not_corruption(path: Path, why: str) -> StoreError:
+    return StoreError(f"cannot read the store part '{path}' ({why}); it is not moved nor trusted: fix the "
+                      "cause and run the command again")
 
 
+def _read_bytes(path: Path) -> bytes:
+    """The whole file. Raises FileNotFoundError if it vanished and StoreError for whatever is not its
+    content (permission, too many open files after retries, memory, I/O, not a regular file); a FIFO or
+    device is opened non-blocking and never read."""
+    for attempt in range(_EMFILE_RETRIES):
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            break
+        except FileNotFoundError:
+            raise
+        except OSError as exc:
+            if exc.errno in (errno.EMFILE, errno.ENFILE) and attempt < _EMFILE_RETRIES - 1:
+                time.sleep(0.05 * 2 ** attempt)  # another thread may close files meanwhile
+                continue
+            raise _not_corruption(path, exc.strerror or str(exc)) from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "a special file"
+            raise _not_corruption(path, f"{kind}, not a regular file; remove or rename it")
+        with open(fd, "rb", closefd=False) as fh:
+            return fh.read()
+    except MemoryError:
+        raise _not_corruption(path, "out of memory") from None
+    except OSError as exc:
+        raise _not_corruption(path, exc.strerror or str(exc)) from None
+    finally:
+        os.close(fd)
+
+
+def _utc_ns(values: pd.Series) -> np.ndarray:
+    """Timestamps as UTC nanoseconds (any ISO offset; unreadable or missing: the oldest)."""
+    ts = pd.to_datetime(values, utc=True, errors="coerce", format="ISO8601")
+    return ts.dt.tz_localize(None).to_numpy(dtype="datetime64[ns]").view("int64")
+
+
+def dedupe(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per key, by one rule for every read: a row with status ``ok`` wins over any other (a cell
+    recomputed by ``retry_failed`` replaces its failed row whatever the clocks say), then the latest UTC
+    ``timestamp``, then the later row in ``frame`` (the caller orders the parts by content hash)."""
+    if frame["key"].is_unique:
+        return frame
+    dup = frame["key"].duplicated(keep=False).to_numpy()
+    pos = np.flatnonzero(dup)
+    sub = frame.iloc[pos]
+    ok = (sub["status"] == "ok").to_numpy()
+    ts = _utc_ns(sub["timestamp"]) if "timestamp" in sub.columns else np.zeros(len(sub), dtype="int64")
+    order = np.lexsort((np.arange(len(sub)), ts, ok))  # by ok, then time, then position: the winner sorts last
+    last = ~pd.Series(sub["key"].to_numpy()[order]).duplicated(keep="last").to_numpy()
+    keep = ~dup
+    keep[pos[order[last]]] = True
+    return frame[keep]
+
+
+@dataclass
+class _Loaded:
+    name: str  # the part's file name
+    frame: pd.DataFrame
+    digest: str  # SHA-256 of the file's bytes
+    new: bool  # verified by this read (to remember)
+
+
+@contextlib.contextmanager
+def _held_temp(directory: Path, stem: str):
+    """A new temp file ``<stem>-<token>.<kernel>.tmp`` in ``directory``, exclusively flock-ed by this
+    process for the whole block (so :meth:`Store.cleanup_temp` of any process on this kernel, in any PID
+    namespace, leaves it alone); removed if the block raises. Yields (path, fd)."""
+    for _ in range(10):
+        tmp = directory / f"{stem}-{secrets.token_hex(4)}.{_KERNEL}.tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError as exc:  # a file system without locks: the temp is left to the age rule
+            if exc.errno not in (errno.ENOLCK, errno.EOPNOTSUPP, errno.EINVAL, errno.EBADF):
+                os.close(fd)
+                raise
+        with contextlib.suppress(OSError):
+            if os.stat(tmp).st_ino == os.fstat(fd).st_ino:
+                break
+        os.close(fd)  # removed by a cleanup between its creation and our lock: take another name
+    else:  # pragma: no cover - ten cleanups in a row between open and flock
+        raise StoreError(f"could not create a temp file in '{directory}'")
+    try:
+        yield tmp, fd
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise
+    finally:
+        os.close(fd)
 
 
 class Store:
@@ -120,7 +275,7 @@ class Store:
         self.root = Path(root)
         self.experiment = experiment
         self.dir = self.root / experiment
-        self._verified: dict[str, str] | None = None  # part name -> file identity whose checksum held
+        self._verified: dict[str, str] | None = None  # part name -> SHA-256 of the bytes that were verified
 
     # -- writing -----------------------------------------------------------------------------
     def check_writable(self) -> None:
@@ -146,68 +301,106 @@ class Store:
         except CorruptPartError as exc:
             raise StoreError(f"refusing to store malformed rows in '{self.dir}': {exc}") from None
         meta = dict(table.schema.metadata or {})
-        meta.update({_META_SCHEMA: SCHEMA_VERSION.encode(), _META_CHECKSUM: rows_checksum(as_read).encode()})
+        meta.update({_META_SCHEMA: SCHEMA_VERSION.encode(), _META_CHECKSUM: rows_checksum(as_read).encode(),
+                     _META_COLUMNS: json.dumps(table.schema.names).encode()})
         table = table.replace_schema_metadata(meta)
         self.dir.mkdir(parents=True, exist_ok=True)
-        name = f"part-{time.strftime('%Y%m%dT%H%M%S')}-{_HOST}-{os.getpid()}-{secrets.token_hex(4)}.parquet"
-        final, tmp = self.dir / name, self.dir / f".{name}.tmp"
-        try:
+        name = f"part-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{_HOST}-{os.getpid()}-{secrets.token_hex(4)}.parquet"
+        final = self.dir / name
+        with _held_temp(self.dir, f".{name}") as (tmp, fd):
             pq.write_table(table, tmp, write_page_checksum=True)
-            with open(tmp, "rb") as fh:
-                os.fsync(fh.fileno())
+            os.fsync(fd)
             os.replace(tmp, final)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                tmp.unlink(missing_ok=True)
-            raise
         return final
 
     # -- reading -----------------------------------------------------------------------------
     def parts(self) -> list[Path]:
-        return sorted(self.dir.glob("part-*.parquet")) if self.dir.exists() else []
+        """The part files, by name. A directory that cannot be listed (permission, too many open files
+        after retries) raises StoreError: it is never read as an empty store (glob would say nothing)."""
+        for attempt in range(_EMFILE_RETRIES):
+            try:
+                names = os.listdir(self.dir)
+                break
+            except FileNotFoundError:
+                return []
+            except OSError as exc:
+                if exc.errno in (errno.EMFILE, errno.ENFILE) and attempt < _EMFILE_RETRIES - 1:
+                    time.sleep(0.05 * 2 ** attempt)
+                    continue
+                raise StoreError(f"cannot list the store directory '{self.dir}' ({exc.strerror or exc}); "
+                                 "fix the cause and run the command again") from None
+        return sorted(self.dir / n for n in names if n.startswith("part-") and n.endswith(".parquet"))
+
+    def _memo_on_disk(self) -> dict[str, str]:
+        """``.verified.json`` if it is whole (its own checksum holds) and of this format, else {}."""
+        try:
+            data = json.loads((self.dir / ".verified.json").read_text())
+            parts = data["parts"]
+            whole = data["format"] == _MEMO_FORMAT and data["check"] == _memo_check(parts)
+            return {str(k): str(v) for k, v in parts.items()} if whole else {}
+        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+            return {}
 
     def _memo(self) -> dict[str, str]:
         if self._verified is None:
-            try:
-                self._verified = dict(json.loads((self.dir / ".verified.json").read_text()))
-            except (OSError, ValueError, TypeError):
-                self._verified = {}
+            self._verified = self._memo_on_disk()
         return self._verified
 
-    def _remember(self, path: Path, ident: str) -> None:
+    def _remember(self, verified: dict[str, str]) -> None:
+        """Add ``{part name: content hash}`` to the memo (merged with what other processes wrote)."""
+        if not verified:
+            return
         memo = self._memo()
-        memo[path.name] = ident
+        memo.update(verified)
         live = {p.name for p in self.parts()}
-        data = json.dumps({k: v for k, v in memo.items() if k in live}, sort_keys=True)
-        tmp = self.dir / f".verified.json.{_HOST}-{os.getpid()}-{secrets.token_hex(4)}.tmp"
+        parts = {k: v for k, v in {**self._memo_on_disk(), **memo}.items() if k in live}
+        data = json.dumps({"format": _MEMO_FORMAT, "parts": parts, "check": _memo_check(parts)}, sort_keys=True)
         try:  # a cache only: a read-only store or a full disk just verify again next time
-            tmp.write_text(data)
-            os.replace(tmp, self.dir / ".verified.json")
+            with _held_temp(self.dir, f".verified.json.{_HOST}") as (tmp, fd):
+                os.write(fd, data.encode())
+                os.replace(tmp, self.dir / ".verified.json")
         except OSError:
-            with contextlib.suppress(OSError):
-                tmp.unlink(missing_ok=True)
+            pass
+
+    def _load(self, path: Path, columns: list[str] | None) -> _Loaded:
+        """One part, verified: every byte hashed; bytes not seen before checked in full."""
+        where = str(path)
+        data = _read_bytes(path)
+        digest = hashlib.sha256(data).hexdigest()
+        seen = self._memo().get(path.name)
+        if seen is not None and seen != digest:
+            raise CorruptPartError(f"{where}: its bytes changed after they were verified (sha256 {seen[:12]}… "
+                                   f"then, {digest[:12]}… now); a part is never rewritten")
+        verified = seen == digest
+        pf = pq.ParquetFile(pa.BufferReader(data), page_checksum_verification=True)
+        schema = pf.schema_arrow
+        validate_schema(schema, where)
+        meta = schema.metadata or {}
+        legacy = not any(k.startswith(b"randml.") for k in meta)
+        if legacy:
+            validate_legacy_schema(schema, where)
+        else:
+            _validate_metadata(schema, meta, where)
+        full = columns is None or (not verified and not legacy)  # the rows checksum needs every column
+        want = None if full else sorted({*columns, "key", "status", "timestamp"} & set(schema.names))
+        frame = pf.read(columns=want).to_pandas()
+        validate_rows(frame, where)
+        if not verified and not legacy and rows_checksum(frame) != meta[_META_CHECKSUM].decode(errors="replace"):
+            raise CorruptPartError(f"{where}: the rows do not match the checksum written with them")
+        if columns is not None and want is None:  # read whole for the checksum: keep what the caller needs
+            frame = frame[[c for c in frame.columns if c in {*columns, "key", "status", "timestamp"}]]
+        return _Loaded(path.name, frame, digest, not verified)
 
     def read_part(self, path: Path, columns: list[str] | None = None) -> pd.DataFrame:
-        """One validated part (raises FileNotFoundError if it vanished, anything else if it is bad)."""
-        ident = _file_id(path)
-        pf = pq.ParquetFile(path, page_checksum_verification=True)
-        schema = pf.schema_arrow
-        validate_schema(schema, str(path))
-        meta = schema.metadata or {}
-        version = meta.get(_META_SCHEMA, b"").decode()
-        if version and version != SCHEMA_VERSION:
-            raise CorruptPartError(f"{path}: schema version {version!r}, this code reads {SCHEMA_VERSION!r}")
-        verified = not version or self._memo().get(path.name) == ident
-        want = None if columns is None or not verified else sorted({*columns, "key", "status"} & set(schema.names))
-        frame = pf.read(columns=want).to_pandas()
-        validate_rows(frame, str(path))
-        if not verified:
-            if rows_checksum(frame) != meta.get(_META_CHECKSUM, b"").decode():
-                raise CorruptPartError(f"{path}: the rows do not match the checksum written with them")
-            self._remember(path, ident)
-        if columns is not None:
-            frame = frame[[c for c in columns if c in frame.columns]]
-        return frame
+        """One validated part (raises FileNotFoundError if it vanished, StoreError if it cannot be read for
+        a reason that is not its content, anything else if it is bad)."""
+        try:
+            got = self._load(path, columns)
+        except MemoryError:
+            raise _not_corruption(path, "out of memory") from None
+        if got.new:
+            self._remember({path.name: got.digest})
+        return got.frame if columns is None else got.frame[[c for c in columns if c in got.frame.columns]]
 
     def _quarantine(self, path: Path, exc: Exception) -> None:
         why = f"{type(exc).__name__}: {exc}"
@@ -223,35 +416,45 @@ class Store:
             return
         log.warning("store: %s is unreadable (%s); moved to %s, its cells will be recomputed", path, why, qdir)
 
-    def read(self, columns: list[str] | None = None, ordered: bool = True) -> pd.DataFrame:
-        """The union of the valid parts, de-duplicated by key (the newest row wins), in :data:`ROW_ORDER`:
-        the same frame whatever order the parts were written in. ``ordered=False`` skips that sort, for
-        callers that only look rows up by key (the run's "what is stored" check, status counts)."""
+    def _load_all(self, columns: list[str] | None) -> list[_Loaded]:
         for _ in range(20):
-            frames, vanished = [], False
+            loaded, vanished = [], False
             for path in self.parts():
                 try:
-                    frames.append(self.read_part(path, columns))
+                    loaded.append(self._load(path, columns))
                 except FileNotFoundError:
                     vanished = True  # removed by a compaction after we listed it: list again
                     break
-                except Exception as exc:  # truncated, corrupt, wrong schema, checksum mismatch
+                except StoreError:
+                    raise  # not the part's content: never quarantined
+                except MemoryError:
+                    raise _not_corruption(path, "out of memory") from None
+                except Exception as exc:  # truncated, corrupt, wrong schema, checksum mismatch, changed bytes
                     if not path.exists():
                         vanished = True
                         break
                     self._quarantine(path, exc)
             if not vanished:
-                break
-        else:  # pragma: no cover - 20 compactions in a row
-            raise StoreError(f"parts of '{self.dir}' kept vanishing while reading; try again")
-        if not frames:
+                self._remember({got.name: got.digest for got in loaded if got.new})
+                return loaded
+        raise StoreError(f"parts of '{self.dir}' kept vanishing while reading; try again")  # pragma: no cover
+
+    def read(self, columns: list[str] | None = None, ordered: bool = True) -> pd.DataFrame:
+        """The union of the valid parts, one row per key (:func:`dedupe`: ``ok`` first, then the latest
+        UTC timestamp), in :data:`ROW_ORDER`: the same frame whatever order the parts were written in and
+        whatever columns are asked. ``ordered=False`` skips that sort, for callers that only look rows up
+        by key (the run's "what is stored" check, status counts)."""
+        loaded = self._load_all(columns)
+        if not loaded:
             return pd.DataFrame(columns=columns or ["key"])
-        df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-        if "timestamp" in df.columns:
-            df = df.sort_values("timestamp", kind="stable")
-        df = df.drop_duplicates("key", keep="last")
+        loaded.sort(key=lambda got: got.digest)  # ties of the dedupe rule: by content, never by name
+        frames = [got.frame for got in loaded]
+        # keys are unique within a part (validated): only several parts can hold a key twice
+        df = dedupe(pd.concat(frames, ignore_index=True)) if len(frames) > 1 else frames[0]
         if ordered:
             df = df.sort_values([c for c in ROW_ORDER if c in df.columns], kind="stable")
+        if columns is not None:
+            df = df[[c for c in columns if c in df.columns]]
         return df.reset_index(drop=True)
 
     def keys(self) -> set[str]:
@@ -259,23 +462,10 @@ class Store:
 
     # -- maintenance -------------------------------------------------------------------------
     def cleanup_temp(self) -> int:
-        """Remove temp files whose writer is gone (its pid is dead on this host, or the file is older
-        than STALE_TEMP_SECONDS); a live run's temps are left alone. Returns how many were removed."""
-        n = 0
-        for tmp in self.dir.glob(".*.tmp") if self.dir.exists() else []:
-            parts = tmp.name.split("-")
-            host, pid = None, None
-            if tmp.name.startswith(".part-") and len(parts) >= 5:
-                host, pid = parts[2], parts[3]
-            try:
-                age = time.time() - tmp.stat().st_mtime
-            except FileNotFoundError:
-                continue
-            gone = (host == _HOST and pid is not None and pid.isdigit() and not pid_alive(int(pid)))
-            if gone or age > STALE_TEMP_SECONDS:
-                tmp.unlink(missing_ok=True)
-                n += 1
-        return n
+        """Remove temp files whose writer is gone: nobody holds the temp's lock and it was made on this
+        kernel (any PID namespace), or it is older than STALE_TEMP_SECONDS and nobody holds its lock
+        (another kernel's, whose lock may not reach us, or an older version's). Returns how many."""
+        return sum(_remove_if_abandoned(tmp) for tmp in (self.dir.glob(".*.tmp") if self.dir.exists() else []))
 
     @contextlib.contextmanager
     def _compaction_lock(self):
@@ -311,3 +501,41 @@ class Store:
             log.warning("store: compaction of %s failed (%s); the parts are kept as they are", self.dir,
                         exc.strerror or exc)
             return None
+
+
+def _memo_check(parts: dict) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def _remove_if_abandoned(tmp: Path) -> bool:
+    """Remove ``tmp`` if its writer is gone (see :meth:`Store.cleanup_temp`); a FIFO, a symlink or a
+    file that cannot be opened is left alone."""
+    try:
+        try:
+            fd = os.open(tmp, os.O_RDWR | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except PermissionError:
+            fd = os.open(tmp, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            lockable = True
+        except OSError as exc:
+            if exc.errno in (errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES):
+                return False  # held: its writer runs (in whatever PID namespace)
+            lockable = False  # no locks here: only the age rule can tell
+        same_kernel = tmp.name[:-len(".tmp")].rsplit(".", 1)[-1] == _KERNEL
+        stale = time.time() - st.st_mtime > STALE_TEMP_SECONDS
+        if not ((lockable and same_kernel) or stale):
+            return False
+        with contextlib.suppress(OSError):
+            if os.stat(tmp, follow_symlinks=False).st_ino == st.st_ino:  # still the file we locked
+                os.unlink(tmp)
+                return True
+        return False
+    finally:
+        os.close(fd)

@@ -5,6 +5,7 @@ store, a full disk at part write and at compaction, concurrent runs and readers 
 temps of live runs, SIGTERM / SIGKILL of a parent with n_jobs=2) and checks what the store promises
 (README "Guarantees")."""
 import errno
+import fcntl
 import logging
 import multiprocessing as mp
 import os
@@ -101,7 +102,7 @@ def test_flipped_byte_in_a_value_is_never_trusted(filled, tmp_path):
         before["gmean"].tolist()
 
 
-def test_checksum_is_verified_once_then_remembered_by_file_identity(filled, monkeypatch):
+def test_checksum_is_verified_once_then_remembered_by_content_hash(filled, monkeypatch):
     _, store = filled
     calls = []
     real = store_mod.rows_checksum
@@ -109,14 +110,20 @@ def test_checksum_is_verified_once_then_remembered_by_file_identity(filled, monk
     Store(store.root, "smoke").read()
     assert len(calls) == 3  # first read: every part's rows checked against their checksum
     Store(store.root, "smoke").read(columns=["key", "status"])
-    assert len(calls) == 3  # remembered (.verified.json), pages still verified by parquet
+    assert len(calls) == 3  # remembered (.verified.json) by the SHA-256 of each file's bytes
     (store.dir / ".verified.json").unlink()
     Store(store.root, "smoke").read(columns=["key", "status"])
     assert len(calls) == 6
     part = store.parts()[0]
-    part.write_bytes(part.read_bytes())  # same bytes, new file identity: verified again
-    Store(store.root, "smoke").read()
-    assert len(calls) == 7
+    data = part.read_bytes()
+    part.unlink()
+    part.write_bytes(data)  # same bytes, new inode and mtime: still the verified content
+    assert len(Store(store.root, "smoke").read()) == 12 and len(calls) == 6
+    flipped = bytearray(data)
+    flipped[-20] ^= 0x01  # one bit of the footer (the thrift file metadata before its length and "PAR1")
+    part.write_bytes(bytes(flipped))
+    assert len(Store(store.root, "smoke").read(columns=["key", "status"])) == 8  # detected, not trusted
+    assert (store.dir / "quarantine" / part.name).exists()
 
 
 def test_legacy_part_without_checksum_is_schema_checked_and_read(filled):
@@ -182,18 +189,25 @@ def test_full_disk_at_part_write_and_at_compaction(filled, monkeypatch, caplog, 
 
 
 def test_cleanup_removes_only_temps_of_dead_writers(tmp_path):
+    """A temp is removed when nobody holds its lock (on this kernel), or when it is 6 h old and unlocked
+    (another kernel's or an older version's): never by its pid."""
     store = Store(tmp_path, "x")
     store.dir.mkdir(parents=True)
-    host = store_mod._HOST
+    host, kernel = store_mod._HOST, store_mod._KERNEL
     dead = subprocess.Popen(["true"])
     dead.wait()
-    live = store.dir / f".part-20260101T000000-{host}-{os.getpid()}-aaaa.parquet.tmp"
-    gone = store.dir / f".part-20260101T000000-{host}-{dead.pid}-bbbb.parquet.tmp"
+    live = store.dir / f".part-20260101T000000-{host}-{dead.pid}-aaaa.parquet-0000.{kernel}.tmp"
+    gone = store.dir / f".part-20260101T000000-{host}-{os.getpid()}-bbbb.parquet-1111.{kernel}.tmp"
     other = store.dir / ".part-20260101T000000-otherhost-1-cccc.parquet.tmp"
-    for p in (live, gone, other):
+    young = store.dir / ".part-20260101T000000-otherhost-1-dddd.parquet.tmp"
+    for p in (live, gone, other, young):
         p.write_bytes(b"x")
     os.utime(other, (time.time() - 7 * 3600,) * 2)
-    assert store.cleanup_temp() == 2 and live.exists() and not gone.exists() and not other.exists()
+    with open(live, "rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # its writer (whatever its pid says) still holds it
+        assert store.cleanup_temp() == 2 and live.exists() and young.exists()
+        assert not gone.exists() and not other.exists()
+    assert store.cleanup_temp() == 1 and not live.exists() and young.exists()
 
 
 def _compactor(root: str, rounds: int) -> None:
