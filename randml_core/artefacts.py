@@ -14,9 +14,23 @@ A crash before the journal exists leaves the old set (the temps are debris); a c
 SIGKILL or a power cut: the other signals wait) is rolled forward by :func:`recover`, which every
 set and every :func:`atomic_write` runs first on its folder. So what a writer finds is always a
 whole old set or a whole new one. A set's files lie in its root or a direct subfolder, so the
-journal that may still need a temp is in the temp's folder or its parent. Temps are named
-``.<name>.<pid>-<token>.artefact.tmp``; debris is removed only when its writer is gone (pid not
-alive) or older than :data:`STALE_SECONDS`, and only after those journals are rolled forward.
+journal that may still need a temp is in the temp's folder or its parent.
+
+Ownership without pids: a temp (``.<name>.<pid>-<token>.artefact.tmp``; the pid is only for people)
+is created under another name, ``flock``-ed by its writer and only then renamed to its temp name, and
+the writer holds that lock until the temp is renamed into place or dropped. :func:`recover` removes a
+temp only if it can take the temp's lock itself (the kernel released it: the writer is gone), after the
+journals are rolled forward. A writer in another PID namespace or container sharing the folder holds
+its lock like any other, so it is never taken for dead. Only a temp whose lock cannot be tried here
+(no permission to open it, a file system without locks) falls back to age (:data:`STALE_SECONDS`). A
+commit first checks that every staged temp is still its own file; if one vanished it raises
+:class:`ArtefactError` and the old set stays (never a mixed set).
+
+Every file the package writes atomically goes through :func:`atomic_file` / :func:`atomic_write` (data
+cache files, the check memo, figures, site pages, reports): created with ``os.open(..., 0o666)``, so
+its mode is what the umask (and a default ACL) allows, as for any ``open()``; e.g. 0644 under umask
+022, so a cache shared on a cluster (``RANDML_DATA_CACHE``) is readable by the other users
+(``tempfile.mkstemp`` would make it 0600).
 
 Written by hand: the maintained libraries (``atomicwrites`` is archived; ``atomicwriter``,
 ``safer``) make one file atomic, none commits a multi-file set with roll-forward or defers signals.
@@ -32,16 +46,19 @@ import os
 import re
 import secrets
 import signal
+import stat
 import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from ._watchdog import pid_alive
 
 LOCK_NAME = ".artefacts.lock"
 JOURNAL_PREFIX = ".artefacts-journal-"
-STALE_SECONDS = 6 * 3600  # a temp older than this is debris even if its pid is alive again (pid reuse)
+#: a temp whose lock cannot be tried here (unreadable, no locks on the file system), or a temp still being
+#: created (``.artefact.new``), is debris only once it is older than this
+STALE_SECONDS = 6 * 3600
 TEMP_RE = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)-(?P<token>[0-9a-f]{8})\.artefact\.tmp$")
+BIRTH_RE = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)-(?P<token>[0-9a-f]{8})\.artefact\.new$")
 JOURNAL_RE = re.compile(r"^\.artefacts-journal-(?P<pid>\d+)-(?P<token>[0-9a-f]{8})\.json$")
 DEFERRED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -61,18 +78,55 @@ def _fsync_dir(directory: Path) -> None:
 
 
 def _write_handle(fh, data: bytes) -> None:
-    """The one place bytes reach a temp file (tests monkeypatch it to simulate a full disk)."""
+    """Where the bytes of :func:`atomic_write` and of a report's :class:`ArtefactSet` reach a temp file (tests
+    monkeypatch it to simulate a full disk)."""
     fh.write(data)
 
 
-def _write_temp(final: Path, chunks) -> tuple[Path, str]:
-    """Write ``chunks`` (bytes) to a new temp beside ``final``, fsync; return (temp, sha256).
-    On any error the temp is removed and the error re-raised; ``final`` is never touched."""
+class ArtefactError(RuntimeError):
+    """A staged file vanished before its set was committed (removed by another process); nothing was
+    committed, the old set stays."""
+
+
+def _try_flock(fd: int) -> bool | None:
+    """Take ``fd``'s exclusive flock without waiting: True (taken), False (another holder), None (the
+    file system cannot lock)."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    except OSError:  # ENOLCK, EOPNOTSUPP, ...: no locks here
+        return None
+    return True
+
+
+def _open_temp(final: Path) -> tuple[Path, int]:
+    """A new empty temp beside ``final`` and its fd, which holds the temp's flock until closed.
+
+    Created as ``.artefact.new`` (mode 0o666 less the umask), locked, then renamed to its temp name: a
+    file :func:`recover` sees under a temp name is already locked by its live writer."""
     final.parent.mkdir(parents=True, exist_ok=True)
     temp = _temp_name(final)
+    birth = temp.with_name(temp.name[:-len(".tmp")] + ".new")
+    fd = os.open(birth, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        _try_flock(fd)  # a brand-new name: no other holder; None on a file system without locks
+        os.rename(birth, temp)
+    except BaseException:
+        os.close(fd)
+        birth.unlink(missing_ok=True)
+        raise
+    return temp, fd
+
+
+def _write_temp(final: Path, chunks) -> tuple[Path, str, int]:
+    """Write ``chunks`` (bytes) to a new locked temp beside ``final``, fsync; return (temp, sha256, fd).
+    The caller closes ``fd`` (releasing the lock) once the temp is renamed or removed. On any error the
+    temp is removed and the error re-raised; ``final`` is never touched."""
+    temp, fd = _open_temp(final)
     digest = hashlib.sha256()
     try:
-        with open(temp, "xb") as fh:
+        with os.fdopen(fd, "wb", closefd=False) as fh:
             for chunk in chunks:
                 digest.update(chunk)
                 _write_handle(fh, chunk)
@@ -81,8 +135,37 @@ def _write_temp(final: Path, chunks) -> tuple[Path, str]:
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             temp.unlink()
+        os.close(fd)
         raise
-    return temp, digest.hexdigest()
+    return temp, digest.hexdigest(), fd
+
+
+@contextlib.contextmanager
+def atomic_file(path: str | Path, *, recover_first: bool = True):
+    """Yield a binary file; on a clean exit its bytes replace ``path`` atomically (flush, fsync,
+    ``os.replace``, fsync of the folder). On an error the temp is removed and ``path`` stays as it was.
+
+    The one atomic writer of the package: the file is created with ``os.open(..., 0o666)``, so its
+    mode is what the umask allows (0644 under umask 022), never ``mkstemp``'s 0600; the temp is locked
+    by this process until it is in place (see the module docstring). ``recover_first``: repair a killed
+    writer's leftovers in the folder first (:func:`recover`)."""
+    path = Path(path)
+    if recover_first:
+        recover(path.parent)
+    temp, fd = _open_temp(path)
+    try:
+        with os.fdopen(fd, "wb", closefd=False) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            temp.unlink()
+        raise
+    finally:
+        os.close(fd)
+    _fsync_dir(path.parent)
 
 
 def _file_sha256(path: Path) -> str | None:
@@ -129,8 +212,13 @@ def _locked(*dirs: Path):
     try:
         for d in sorted(set(dirs), key=str):
             try:
-                fd = os.open(d / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
-            except (PermissionError, FileNotFoundError, NotADirectoryError):
+                fd = os.open(d / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o666)
+            except PermissionError:  # another user's lock file in a shared folder: flock needs no write access
+                try:
+                    fd = os.open(d / LOCK_NAME, os.O_RDONLY)
+                except OSError:
+                    continue
+            except (FileNotFoundError, NotADirectoryError):
                 continue
             fds.append(fd)
             fcntl.flock(fd, fcntl.LOCK_EX)
@@ -178,22 +266,43 @@ def _roll_forward_all(directory: Path) -> list[str]:
     return done
 
 
+def _owner_gone(path: Path) -> bool | None:
+    """Whether the writer of the temp ``path`` is gone: True if this process can take the temp's flock
+    (its writer's lock was released by the kernel), False if someone holds it, None if it cannot be
+    tried here (no permission to open it, no locks on the file system, not a regular file)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return False  # renamed into place or removed meanwhile: nothing to do
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        got = _try_flock(fd)
+        return got  # the lock is dropped with the fd: a dead writer's temp stays lockable
+    finally:
+        os.close(fd)
+
+
 def _debris(directory: Path, now: float) -> list[Path]:
-    """Temps in ``directory`` whose writer is gone (pid not alive) or older than STALE_SECONDS."""
+    """Temps in ``directory`` whose writer is gone (their lock can be taken here); a temp whose lock
+    cannot be tried, or a ``.artefact.new`` file, once older than STALE_SECONDS."""
     out = []
     try:
         entries = list(os.scandir(directory))
     except (FileNotFoundError, NotADirectoryError, PermissionError):
         return out
     for e in entries:
-        m = TEMP_RE.match(e.name)
-        if not m:
+        temp, birth = TEMP_RE.match(e.name), BIRTH_RE.match(e.name)
+        if not (temp or birth):
             continue
         try:
-            age = now - e.stat(follow_symlinks=False).st_mtime
+            old = now - e.stat(follow_symlinks=False).st_mtime > STALE_SECONDS
         except FileNotFoundError:
             continue
-        if not pid_alive(int(m["pid"])) or age > STALE_SECONDS:
+        gone = _owner_gone(Path(e.path)) if temp else None
+        if gone or (gone is None and old):
             out.append(Path(e.path))
     return out
 
@@ -231,19 +340,14 @@ def recover(directory: str | Path) -> list[str]:
     return done
 
 
-def atomic_write(path: str | Path, data: bytes | str, *, encoding: str = "utf-8") -> Path:
-    """Write one file atomically: temp in the same folder, fsync, ``os.replace``. Leftovers of a
-    killed writer in this folder are repaired first (see :func:`recover`)."""
+def atomic_write(path: str | Path, data: bytes | str, *, encoding: str = "utf-8",
+                 recover_first: bool = True) -> Path:
+    """Write one file atomically (:func:`atomic_file`): temp in the same folder, fsync, ``os.replace``.
+    Leftovers of a killed writer in this folder are repaired first (see :func:`recover`)."""
     path = Path(path)
-    recover(path.parent)
     payload = data.encode(encoding) if isinstance(data, str) else bytes(data)
-    temp, _ = _write_temp(path, [payload])
-    try:
-        os.replace(temp, path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
+    with atomic_file(path, recover_first=recover_first) as fh:
+        _write_handle(fh, payload)
     return path
 
 
@@ -263,7 +367,7 @@ class ArtefactSet:
         self.name = name
         self.sidecar = sidecar
         self.code_version = code_version
-        self._staged: dict[Path, tuple[Path, str]] = {}  # final -> (temp, sha256)
+        self._staged: dict[Path, tuple[Path, str, int]] = {}  # final -> (temp, sha256, fd holding its lock)
         self.facts: dict = {}
         self.committed: list[Path] = []
 
@@ -284,7 +388,9 @@ class ArtefactSet:
     def _stage(self, path: str | Path, chunks) -> Path:
         path = self._check(path)
         if path in self._staged:  # staged twice: the last version wins
-            self._staged.pop(path)[0].unlink(missing_ok=True)
+            temp, _, fd = self._staged.pop(path)
+            temp.unlink(missing_ok=True)
+            os.close(fd)
         self._staged[path] = _write_temp(path, chunks)
         return path
 
@@ -323,17 +429,32 @@ class ArtefactSet:
     # ---------------------------------------------------------------- commit
     def discard(self) -> None:
         """Drop every staged temp (a temp already renamed into place is simply gone)."""
-        for temp, _ in self._staged.values():
+        for temp, _, fd in self._staged.values():
             temp.unlink(missing_ok=True)
+            os.close(fd)
         self._staged.clear()
 
     def _write_sidecar(self) -> None:
-        files = {self._rel(p): sha for p, (_, sha) in sorted(self._staged.items())}
+        files = {self._rel(p): sha for p, (_, sha, _) in sorted(self._staged.items())}
         meta = {"artefact_set": self.name,
                 "generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "generated_by": self.code_version,
                 "files": files, "facts": self.facts}
         self.write_json(self.sidecar_path(), meta, indent=1, sort_keys=True, default=str)
+
+    def _check_staged(self) -> None:
+        """Every staged temp is still the file this set wrote (same inode as the fd holding its lock);
+        else :class:`ArtefactError` before anything is renamed."""
+        for final, (temp, _, fd) in self._staged.items():
+            mine = os.fstat(fd)
+            try:
+                now = os.stat(temp, follow_symlinks=False)
+            except FileNotFoundError:
+                now = None
+            if now is None or (now.st_dev, now.st_ino) != (mine.st_dev, mine.st_ino):
+                raise ArtefactError(f"the staged file {temp} of {final} was removed or replaced by another "
+                                    f"process before the set {self.name!r} was committed; nothing was committed "
+                                    "(the old files stay): rerun the command")
 
     def commit(self) -> list[Path]:
         """Rename every staged file into place: all of them, or (after a crash) none until the next
@@ -347,15 +468,19 @@ class ArtefactSet:
             with _locked(self.root):
                 with deferred_signals():
                     _roll_forward_all(self.root)  # a journal left since __enter__: finish it first
-                renames = [(temp, final) for final, (temp, sha) in self._staged.items()
+                renames = [(temp, final) for final, (temp, sha, _) in self._staged.items()
                            if _file_sha256(final) != sha]  # an identical file keeps its bytes and mtime
+                self._check_staged()
                 with deferred_signals():
                     if renames:
                         journal = self.root / f"{JOURNAL_PREFIX}{os.getpid()}-{secrets.token_hex(4)}.json"
                         body = json.dumps({"pid": os.getpid(), "set": self.name,
                                            "renames": [[self._rel(t), self._rel(f)] for t, f in renames]})
-                        jtemp, _ = _write_temp(journal, [body.encode()])
-                        os.replace(jtemp, journal)
+                        jtemp, _, jfd = _write_temp(journal, [body.encode()])
+                        try:
+                            os.replace(jtemp, journal)
+                        finally:
+                            os.close(jfd)
                         journal_written = True
                         _fsync_dir(self.root)
                         _roll_forward(self.root, journal)
@@ -363,7 +488,11 @@ class ArtefactSet:
         except BaseException:
             if not journal_written:  # nothing renamed: the old set stays, the temps go
                 self.discard()
-            raise  # else the journal is rolled forward by the next recover()
+            else:  # the journal is rolled forward by the next recover(): keep the temps, drop their locks
+                for _, _, fd in self._staged.values():
+                    os.close(fd)
+                self._staged.clear()
+            raise
         self.committed = paths
         return paths
 

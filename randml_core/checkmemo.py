@@ -20,10 +20,10 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
+from .artefacts import atomic_file
 from .provenance import REPO_ROOT
 
 #: a memo file not written for this long is removed when another is written
@@ -82,14 +82,8 @@ def put(key: str, value: dict) -> None:
         except (OSError, ValueError):
             memo = {}
         memo[key] = value
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".checks-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w") as f:
-                json.dump(memo, f)  # no sort_keys: a value comes back with its dicts in their order (grid axes)
-            os.replace(tmp, path)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        with atomic_file(path) as fh:  # no sort_keys: a value comes back with its dicts in their order (grid axes)
+            fh.write(json.dumps(memo).encode())
         now = time.time()
         for old in path.parent.glob("checks-*.json"):
             if old != path and now - old.stat().st_mtime > KEEP_SECONDS:

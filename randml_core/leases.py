@@ -2,10 +2,18 @@
 
 Before a run computes a task it creates ``<store>/<experiment>/leases/<task id>.lease`` with
 ``O_CREAT | O_EXCL`` (the file system says which run was first; no server is needed). The file holds
-the owner's host, pid, a random token and a heartbeat time that a thread of the owner refreshes every
-``HEARTBEAT_SECONDS`` while the task runs. Other runs skip a task whose lease is held and fresh; a
-*stale* lease (heartbeat older than ``STALE_SECONDS``, or an owner pid that is dead on this host) is
-taken over. The owner removes its lease after the task's part is written, or when the task fails.
+the owner's host, pid, kernel boot id, a random token and a heartbeat time that a thread of the owner
+refreshes every ``HEARTBEAT_SECONDS`` while the task runs. Other runs skip a task whose lease is held
+and fresh; a *stale* lease is taken over. The owner removes its lease after the task's part is written,
+or when the task fails.
+
+Stale means: the heartbeat is older than ``STALE_SECONDS``, or the owner's lock is free. Before its
+first lease a run creates ``.owner-<token>.lock`` beside the leases and holds an ``flock`` on it until
+it ends (the kernel drops the lock when the run dies, however it dies). A run on the same kernel (same
+boot id: also another container or PID namespace sharing the directory) that can take that lock knows
+the owner is gone and takes over at once. Pids are never used to decide liveness (a pid means nothing
+in another PID namespace); across kernels (another host) only the heartbeat counts, since ``flock``
+over NFS may be local to each client.
 
 Order of operations that makes this exact: the owner writes the part *before* removing the lease,
 and a run checks the store *after* taking a lease, so a task finished by another run is never
@@ -29,7 +37,8 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from ._watchdog import pid_alive
+
+from .artefacts import atomic_write
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +46,19 @@ HEARTBEAT_SECONDS = 30.0
 #: a lease whose heartbeat is older than this is taken over (owner gone, e.g. on another host)
 STALE_SECONDS = 300.0
 HOST = socket.gethostname() or "host"
+
+
+def _boot_id() -> str:
+    """This kernel's boot id (Linux), shared by every container and PID namespace on it; "" elsewhere."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return ""
+
+
+#: the lock domain of ``.owner-<token>.lock``: only a run on the same kernel trusts a free lock
+BOOT_ID = _boot_id()
+OWNER_PREFIX = ".owner-"
 
 
 def task_id(cell_keys) -> str:
@@ -53,6 +75,7 @@ class LeaseInfo:
     pid: int
     token: str
     heartbeat: float
+    boot: str = ""
 
 
 def read_lease(path: Path) -> LeaseInfo | None:
@@ -65,16 +88,43 @@ def read_lease(path: Path) -> LeaseInfo | None:
         return None
     try:
         d = json.loads(raw)
-        return LeaseInfo(str(d["host"]), int(d["pid"]), str(d["token"]), float(d["heartbeat"]))
+        return LeaseInfo(str(d["host"]), int(d["pid"]), str(d["token"]), float(d["heartbeat"]), str(d.get("boot", "")))
     except (ValueError, KeyError, TypeError):
         return LeaseInfo("", -1, "", st.st_mtime)
 
 
-def is_stale(info: LeaseInfo, now: float | None = None, stale_after: float = STALE_SECONDS) -> bool:
+def owner_lock_path(directory: str | os.PathLike, token: str) -> Path:
+    return Path(directory) / f"{OWNER_PREFIX}{token}.lock"
+
+
+def owner_gone(directory: str | os.PathLike, info: LeaseInfo) -> bool:
+    """True if the lease's owner runs on this kernel and its owner lock is free (or gone): the owner
+    ended. False when that cannot be known here (another kernel, an unreadable lock file, no locks)."""
+    if not (BOOT_ID and info.boot == BOOT_ID and info.token):
+        return False
+    try:
+        fd = os.open(owner_lock_path(directory, info.token), os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return True  # the owner removes its lock file only after releasing its leases: it has ended
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:  # held (EWOULDBLOCK), or no locks on this file system
+        return False
+    finally:
+        os.close(fd)
+    return True
+
+
+def is_stale(info: LeaseInfo, now: float | None = None, stale_after: float = STALE_SECONDS,
+             directory: str | os.PathLike | None = None) -> bool:
+    """A lease is stale when its heartbeat is older than ``stale_after``, or (given the lease
+    ``directory``) when its owner's lock is free on this kernel (:func:`owner_gone`). Never by pid."""
     now = time.time() if now is None else now
     if now - info.heartbeat > stale_after:
         return True
-    return info.host == HOST and info.pid > 0 and not pid_alive(info.pid)
+    return directory is not None and owner_gone(directory, info)
 
 
 class Leases:
@@ -93,15 +143,37 @@ class Leases:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._owner_fd: int | None = None  # holds the flock of .owner-<token>.lock while this run lives
         self.taken_over = 0  # stale leases of other runs taken over (reported by the run)
 
     def path(self, tid: str) -> Path:
         return self.dir / f"{tid}.lease"
 
     def _content(self) -> str:
-        return json.dumps({"host": HOST, "pid": os.getpid(), "token": self.token, "heartbeat": time.time()})
+        return json.dumps({"host": HOST, "pid": os.getpid(), "boot": BOOT_ID, "token": self.token,
+                           "heartbeat": time.time()})
+
+    def _hold_owner_lock(self) -> None:
+        """Create and lock ``.owner-<token>.lock`` before this run's first lease exists."""
+        if self._owner_fd is not None:
+            return
+        fd = os.open(owner_lock_path(self.dir, self.token), os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            os.write(fd, BOOT_ID.encode())  # whose kernel's lock this is (see remove_stale)
+        except OSError as exc:  # a file system without locks: the heartbeat alone says who is alive
+            log.debug("leases: no lock on %s (%s); liveness by heartbeat only", self.dir, exc)
+        self._owner_fd = fd
+
+    def _drop_owner_lock(self) -> None:
+        if self._owner_fd is None:
+            return
+        owner_lock_path(self.dir, self.token).unlink(missing_ok=True)
+        os.close(self._owner_fd)
+        self._owner_fd = None
 
     def _create(self, tid: str) -> bool:
+        self._hold_owner_lock()
         try:
             fd = os.open(self.path(tid), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
         except FileExistsError:
@@ -121,18 +193,18 @@ class Leases:
         info = read_lease(self.path(tid))
         if info is None:  # released meanwhile
             return self._create(tid)
-        if not is_stale(info, stale_after=self.stale_after):
+        if not is_stale(info, stale_after=self.stale_after, directory=self.dir):
             return False
         # takeovers are serialised by a lock file, so two runs cannot both remove a stale lease and
         # then each remove the other's new one; a plain acquire never removes anything
         with self._takeover_lock():
             again = read_lease(self.path(tid))
             if again is not None:
-                if again.token != info.token or not is_stale(again, stale_after=self.stale_after):
+                if again.token != info.token or not is_stale(again, stale_after=self.stale_after, directory=self.dir):
                     return False
                 log.warning("leases: taking over task %s from %s pid %d (heartbeat %.0f s old%s)", tid,
                             again.host or "?", again.pid, time.time() - again.heartbeat,
-                            ", pid dead" if again.host == HOST and again.pid > 0 and not pid_alive(again.pid) else "")
+                            ", its owner lock is free" if owner_gone(self.dir, again) else "")
                 self.path(tid).unlink(missing_ok=True)
             if self._create(tid):
                 self.taken_over += 1
@@ -150,13 +222,27 @@ class Leases:
         part but before it removed the lease). Returns how many were removed."""
         n = 0
         for tid, info in holders(self.dir):
-            if info.token != self.token and is_stale(info, stale_after=self.stale_after):
+            if info.token != self.token and is_stale(info, stale_after=self.stale_after, directory=self.dir):
                 with self._takeover_lock():
                     again = read_lease(self.path(tid))
-                    if again is not None and again.token == info.token and is_stale(again, stale_after=self.stale_after):
+                    if (again is not None and again.token == info.token
+                            and is_stale(again, stale_after=self.stale_after, directory=self.dir)):
                         self.path(tid).unlink(missing_ok=True)
                         n += 1
+        self._remove_dead_owner_locks()
         return n
+
+    def _remove_dead_owner_locks(self) -> None:
+        """Remove the ``.owner-*.lock`` files of ended runs on this kernel that no lease names."""
+        tokens = {info.token for _, info in holders(self.dir)}
+        for path in self.dir.glob(f"{OWNER_PREFIX}*.lock"):
+            token = path.name[len(OWNER_PREFIX):-len(".lock")]
+            if token == self.token or token in tokens:
+                continue
+            with contextlib.suppress(OSError):
+                if path.read_text().strip() == BOOT_ID and BOOT_ID and owner_gone(
+                        self.dir, LeaseInfo("", -1, token, 0.0, BOOT_ID)):
+                    path.unlink(missing_ok=True)
 
     def release(self, tid: str) -> None:
         """Remove our lease of ``tid`` (a lease another run took over is left to it)."""
@@ -170,7 +256,7 @@ class Leases:
                 self.path(tid).unlink()
 
     def refresh(self) -> None:
-        """Re-write the heartbeat of every lease held (atomically: temp file and rename)."""
+        """Re-write the heartbeat of every lease held (atomically: :func:`~randml_core.artefacts.atomic_write`)."""
         with self._lock:
             held = list(self.held)
         for tid in held:
@@ -181,14 +267,10 @@ class Leases:
                 with self._lock:
                     self.held.discard(tid)
                 continue
-            tmp = self.dir / f".{tid}.{self.token}.tmp"
             try:
-                tmp.write_text(self._content())
-                os.replace(tmp, self.path(tid))
+                atomic_write(self.path(tid), self._content(), recover_first=False)
             except OSError as exc:
                 log.warning("leases: cannot refresh %s (%s)", self.path(tid), exc.strerror or exc)
-                with contextlib.suppress(OSError):
-                    tmp.unlink(missing_ok=True)
 
     def __enter__(self) -> "Leases":
         def loop():
@@ -207,6 +289,8 @@ class Leases:
         for tid in held:
             with contextlib.suppress(OSError):
                 self.release(tid)
+        with contextlib.suppress(OSError):
+            self._drop_owner_lock()
 
 
 def holders(directory: str | os.PathLike) -> list[tuple[str, LeaseInfo]]:
@@ -220,5 +304,5 @@ def holders(directory: str | os.PathLike) -> list[tuple[str, LeaseInfo]]:
     return out
 
 
-__all__ = ["task_id", "Leases", "LeaseInfo", "read_lease", "is_stale", "holders", "HEARTBEAT_SECONDS",
-           "STALE_SECONDS"]
+__all__ = ["task_id", "Leases", "LeaseInfo", "read_lease", "is_stale", "owner_gone", "holders", "HEARTBEAT_SECONDS",
+           "STALE_SECONDS", "BOOT_ID"]

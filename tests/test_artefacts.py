@@ -342,25 +342,30 @@ def test_full_disk_part_way_through_a_file_keeps_the_old_set(sets, tmp_path, mon
 
 # ----------------------------------------------------------------------------- debris, reruns, scratch
 def test_temps_are_removed_only_when_their_writer_is_gone(tmp_path):
+    """A temp is debris when its lock can be taken (its writer is gone), whatever its pid or age says;
+    a temp whose writer holds the lock stays, even under a dead pid's name and older than STALE_SECONDS."""
     root = tmp_path / "res"
     (root / "tables").mkdir(parents=True)
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()
-    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    dead_tmp = root / "tables" / f".t.md.{os.getpid()}-0123abcd.artefact.tmp"  # a live pid, nobody's lock
+    held_tmp = root / "tables" / f".u.md.{gone.pid}-89abcdef.artefact.tmp"  # a dead pid, a live lock
+    for p in (dead_tmp, held_tmp):
+        p.write_bytes(b"partial")
+    old = time.time() - artefacts.STALE_SECONDS - 60
+    os.utime(held_tmp, (old, old))
+    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, sys, time; f = open(sys.argv[1], 'rb'); "
+                               "fcntl.flock(f, fcntl.LOCK_EX); print('held', flush=True); time.sleep(60)",
+                               str(held_tmp)], stdout=subprocess.PIPE, text=True)
     try:
-        dead_tmp = root / "tables" / f".t.md.{gone.pid}-0123abcd.artefact.tmp"
-        live_tmp = root / "tables" / f".t.md.{live.pid}-0123abcd.artefact.tmp"
-        stale_tmp = root / "tables" / f".u.md.{live.pid}-89abcdef.artefact.tmp"
-        for p in (dead_tmp, live_tmp, stale_tmp):
-            p.write_bytes(b"partial")
-        old = time.time() - artefacts.STALE_SECONDS - 60
-        os.utime(stale_tmp, (old, old))
+        assert holder.stdout.readline().strip() == "held"
         done = recover(root)
-        assert not dead_tmp.exists() and not stale_tmp.exists() and live_tmp.exists()
-        assert sorted(done) == sorted(f"removed {p}" for p in (dead_tmp, stale_tmp))
+        assert not dead_tmp.exists() and held_tmp.exists()
+        assert done == [f"removed {dead_tmp}"]
     finally:
-        live.kill()
-        live.wait()
+        holder.kill()
+        holder.wait()
+    assert recover(root) == [f"removed {held_tmp}"] and not held_tmp.exists()
 
 
 def test_a_journal_without_its_temps_is_idempotent_and_a_broken_one_is_dropped(tmp_path):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from randml_core.leases import HOST, Leases, is_stale, read_lease, task_id
+from randml_core.leases import BOOT_ID, HOST, Leases, is_stale, read_lease, task_id
 from randml_core.planview import describe_plan, lpt_makespan, run_summary
 from randml_core.runner import VOLATILE_COLUMNS, PlanError, make_plan, parse_shard, run, shard_tasks
 from randml_core.store import Store
@@ -40,9 +40,11 @@ def dead_pid() -> int:
     return proc.pid
 
 
-def write_lease(path: Path, pid: int, heartbeat: float, host: str = HOST) -> None:
+def write_lease(path: Path, pid: int, heartbeat: float, host: str = HOST, boot: str = BOOT_ID) -> None:
+    """A lease of an owner "other" whose owner lock (.owner-other.lock) is not held: on this kernel
+    (``boot``), an ended run."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"host": host, "pid": pid, "token": "other", "heartbeat": heartbeat}))
+    path.write_text(json.dumps({"host": host, "pid": pid, "boot": boot, "token": "other", "heartbeat": heartbeat}))
 
 
 # -- leases -------------------------------------------------------------------------------------
@@ -51,16 +53,16 @@ def test_lease_is_exclusive_and_stale_leases_are_taken_over(tmp_path):
     assert a.acquire("t1") and not b.acquire("t1")  # held by a live owner with a fresh heartbeat
     a.release("t1")
     assert not (tmp_path / "t1.lease").exists() and b.acquire("t1")
-    # dead owner on this host: taken over at once, whatever its heartbeat says
+    # ended owner on this kernel (its owner lock is free): taken over at once, whatever its heartbeat says
     write_lease(tmp_path / "t2.lease", dead_pid(), time.time())
-    assert is_stale(read_lease(tmp_path / "t2.lease"))
+    assert is_stale(read_lease(tmp_path / "t2.lease"), directory=tmp_path)
     assert a.acquire("t2") and a.taken_over == 1
     assert read_lease(tmp_path / "t2.lease").token == a.token
     # live owner (this process) but a heartbeat older than the bound: taken over
     write_lease(tmp_path / "t3.lease", os.getpid(), time.time() - 301)
     assert a.acquire("t3") and a.taken_over == 2
-    # another host's owner cannot be asked: only its heartbeat counts
-    write_lease(tmp_path / "t4.lease", 1, time.time(), host="elsewhere")
+    # another kernel's owner cannot be asked: only its heartbeat counts
+    write_lease(tmp_path / "t4.lease", 1, time.time(), host="elsewhere", boot="another-kernel")
     assert not a.acquire("t4")
     # a lease another run took over is not removed by the old owner's release
     write_lease(tmp_path / "t1.lease.new", 1, 0)

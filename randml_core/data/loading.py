@@ -14,6 +14,12 @@ What ``load_dataset`` does, whatever the source (a Python spec or a dataset card
    :class:`DatasetMismatchWarning` and is written into ``notes``);
 5. names the source in ``Dataset.source`` (stored in every result row); for a dataset read from a
    card, the card file is named there too.
+
+What a failed load means for a run (:func:`is_unavailable`, :func:`data_error`): the data is *not here*
+(:class:`~randml_core.data.sources.SourceUnavailableError`: a package, a file or a download is missing;
+:class:`~randml_core.data.sources.DownloadError`: the download failed) and the run skips the dataset
+("needs download", exit 3), or the data is *wrong* (malformed, corrupt cache, fails validation, too
+large) and the run stops with a data error naming the dataset, its card and the problem (exit 2).
 """
 
 from __future__ import annotations
@@ -23,11 +29,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .checks import binarise_labels, hash_arrays, issparse, validate_xy
+from .checks import DataValidationError, binarise_labels, hash_arrays, issparse, validate_xy
 from .registry import Dataset, DatasetMismatchWarning, DatasetSpec, _py, get_spec
-from .sources import DataSourceError, Source, SourceUnavailableError
+from .sources import DataSourceError, DownloadError, Source, SourceUnavailableError
 
-__all__ = ["load_dataset", "fetch"]
+__all__ = ["load_dataset", "fetch", "is_unavailable", "data_error"]
 
 _MODES = ("auto", "offline", "online")
 
@@ -149,3 +155,26 @@ def fetch(name: str, force: bool = False) -> list[Path]:
         elif src.online:  # pragma: no cover - every online kind has ensure_cached
             raise DataSourceError(f"dataset {name!r}: don't know how to fetch {src.describe()}")
     return paths
+
+
+def is_unavailable(exc: BaseException) -> bool:
+    """True if a failed load means the data is not on this machine (a package, a file or a download is
+    missing, or the download failed): a run skips the dataset as "needs download". Every other error of
+    :func:`load_dataset` is a data error (:func:`data_error`)."""
+    return isinstance(exc, (SourceUnavailableError, DownloadError))
+
+
+def data_error(name: str, exc: BaseException) -> str:
+    """The message of a dataset that cannot be used: ``data error: dataset 'x' (card '...'): problem``
+    for malformed, corrupt, invalid or too large data; ``dataset 'x' cannot be used: ...`` otherwise."""
+    if not isinstance(exc, (DataSourceError, DataValidationError)):
+        return f"dataset {name!r} cannot be used: {exc}"
+    try:
+        card = get_spec(name).card
+    except LookupError:
+        card = None
+    text = str(exc)
+    prefix = f"dataset {name!r}: "
+    text = text[len(prefix):] if text.startswith(prefix) else text
+    where = f" (card '{card}')" if card is not None else ""
+    return f"data error: dataset {name!r}{where}: {text}"

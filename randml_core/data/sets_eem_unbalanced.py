@@ -19,7 +19,7 @@ from .citations import (AGNOSTIC_CIT, DING_CIT, IDB_LICENCE, IMBLEARN_CIT, KEEL_
 from .citations import via_keel as _cit
 from .registry import DatasetSpec, register_table
 from .sets_eem import EEM
-from .sources import (DataSourceError, KeelSource, KeelUnionSource, PackageFileSource, SklearnFetchSource,
+from .sources import (KeelSource, MalformedDataError, KeelUnionSource, PackageFileSource, SklearnFetchSource,
                       SyntheticSource, ZenodoImbalancedSource, one_vs_rest, onehot_nominal)
 
 # --------------------------------------------------------------------------- readers
@@ -42,20 +42,20 @@ def read_thyroid(path) -> tuple[np.ndarray, np.ndarray]:
 
     df = pd.read_csv(path, header=None, dtype=str, skipinitialspace=True).apply(lambda c: c.str.strip())
     if df.shape[1] != 3 + _THYROID_FLAGS + 2 * len(_THYROID_MEASURES):
-        raise DataSourceError(f"thyroid file '{path}' has {df.shape[1]} columns, expected 26")
+        raise MalformedDataError(f"thyroid file '{path}' has {df.shape[1]} columns, expected 26")
     age = df[1]
     known = (age != "?").to_numpy()
     cols = [np.where(known, age, "0").astype(np.float64), known.astype(np.float64),
             (df[2] == "F").to_numpy(np.float64), (df[2] == "M").to_numpy(np.float64)]
     for c in range(3, 3 + _THYROID_FLAGS):
         if not df[c].isin(["t", "f"]).all():
-            raise DataSourceError(f"thyroid file '{path}': column {c} is not t/f")
+            raise MalformedDataError(f"thyroid file '{path}': column {c} is not t/f")
         cols.append((df[c] == "t").to_numpy(np.float64))
     for j, m in enumerate(_THYROID_MEASURES):
         flag, value = df[14 + 2 * j], df[15 + 2 * j]
         measured = (flag == "y").to_numpy()
         if not flag.isin(["y", "n"]).all() or not np.array_equal((value == "?").to_numpy(), ~measured):
-            raise DataSourceError(f"thyroid file '{path}': {m} is missing other than where {m}_measured = n")
+            raise MalformedDataError(f"thyroid file '{path}': {m} is missing other than where {m}_measured = n")
         cols += [measured.astype(np.float64), np.where(measured, value, "0").astype(np.float64)]
     return np.column_stack(cols), df[0].to_numpy(dtype=str)
 
@@ -73,10 +73,10 @@ def read_abalone_rings7(path) -> tuple[np.ndarray, np.ndarray]:
     want = ["sex", "length", "diameter", "height", "whole_weight", "shucked_weight", "viscera_weight",
             "shell_weight", "rings"]
     if list(df.columns) != want:
-        raise DataSourceError(f"abalone file '{path}' has columns {list(df.columns)}, expected {want}")
+        raise MalformedDataError(f"abalone file '{path}' has columns {list(df.columns)}, expected {want}")
     sex = df["sex"].astype(str).str.strip()
     if not sex.isin(["F", "I", "M"]).all():
-        raise DataSourceError(f"abalone file '{path}': sex has values other than F, I, M")
+        raise MalformedDataError(f"abalone file '{path}': sex has values other than F, I, M")
     X = np.column_stack([(sex == v).to_numpy(np.float64) for v in ("F", "I", "M")]
                         + [df[c].to_numpy(np.float64) for c in want[1:-1]])
     return X, np.where(df["rings"].to_numpy() == 7, "rings=7", "rest")
@@ -91,7 +91,7 @@ def read_agnostic_challenge(path) -> tuple[np.ndarray, np.ndarray]:
     X = pd.read_csv(path, sep=r"\s+", header=None, dtype=np.float64).to_numpy()
     y = np.loadtxt(path.with_name(path.name.replace(".data", ".labels")), ndmin=1).astype(np.int64)
     if y.shape[0] != X.shape[0]:
-        raise DataSourceError(f"'{path}' has {X.shape[0]} rows but its .labels file {y.shape[0]}")
+        raise MalformedDataError(f"'{path}' has {X.shape[0]} rows but its .labels file {y.shape[0]}")
     return X, y
 
 

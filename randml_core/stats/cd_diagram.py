@@ -1,12 +1,10 @@
 """Critical-difference diagram (Demsar 2006, Figure 1 style): the models on an average-rank axis
 (1 = best, on the left), the Nemenyi CD as a bar, and thick lines joining groups of models whose
 average ranks differ by less than CD. Drawn with matplotlib's Agg canvas (no pyplot state) and
-written as PNG + PDF atomically: each file goes to a temporary file in the target directory first,
-then os.replace puts it in place, so a reader never sees a half-written figure."""
+written as PNG + PDF atomically (:func:`randml_core.artefacts.atomic_file`: a temp file in the target
+directory, then os.replace), so a reader never sees a half-written figure."""
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 from .refusal import StatsRefusal
@@ -78,24 +76,12 @@ def _figure(comparison):
     return fig
 
 
-def _file_mode() -> int:
-    """0o666 less the process umask: what a plain open() would give (mkstemp makes files 0o600)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
 def _write_atomic(fig, path: Path, **kwargs) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fig.savefig(fh, **kwargs)
-        os.chmod(tmp, _file_mode())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """``fig.savefig`` straight into :func:`~randml_core.artefacts.atomic_file` (umask's permissions)."""
+    from ..artefacts import atomic_file
+
+    with atomic_file(path) as fh:
+        fig.savefig(fh, **kwargs)
 
 
 def cd_diagram(comparison, path_stem, out=None) -> list[Path]:

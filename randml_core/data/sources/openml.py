@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
 import datetime as _dt
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from ..checks import hash_arrays
 from .base import (FIX_CACHE, CorruptCacheError, LoadResult, Prepare, Source, SourceUnavailableError,
-                   _dist_version, _prep_name, check_network, data_cache_root, download_failed, offline_mode,
+                   _atomic_file, _dist_version, _prep_name, check_network, data_cache_root, download_failed, offline_mode,
                    openml_cache_dir)
 from .frames import frame_to_arrays
 
@@ -112,18 +109,8 @@ class OpenMLSource(Source):
 
     def _write_cache(self, X: np.ndarray, y: np.ndarray, meta: dict) -> Path:
         path = self.cache_path()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".npz.tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                np.savez_compressed(fh, X=X, y=y, meta=np.array(json.dumps(meta, sort_keys=True)))
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-            raise
+        with _atomic_file(path) as fh:  # umask's permissions: a shared cache stays readable by all
+            np.savez_compressed(fh, X=X, y=y, meta=np.array(json.dumps(meta, sort_keys=True)))
         return path
 
     def download(self, name: str = "<dataset>") -> tuple[np.ndarray, np.ndarray, dict]:

@@ -6,18 +6,64 @@ source description, so every stored row names the exact file its numbers came fr
 the same bytes (``read_csv`` / ``read_parquet``); the target column becomes ``y``, the dropped columns
 go, the rest become ``X`` through :func:`~randml_core.data.sources.frames.frame_to_arrays` (numbers as
 float64, text columns ordinal-coded by sorted value), as for every other frame-based source.
+
+Size guard: before the file is read, its size in values (rows x columns) is checked against a limit,
+so that a small file that expands to a huge table (an 813 KB Parquet file of 30 million rows took
+6.5 GB) is refused at ``randml plan`` instead of exhausting memory. Parquet: the row and column counts
+of the file's metadata; CSV: the header's columns times the file's lines (counted in a streaming pass,
+an upper bound). The limit is :data:`DEFAULT_MAX_VALUES` (50 million values, 400 MB as float64),
+``$RANDML_MAX_DATA_VALUES`` to change it for every dataset (``0``: no limit), and a source's own
+``max_values`` (``TabularFileSource(..., max_values=...)``) above both for one dataset. A file above
+it raises :class:`~.base.DataTooLargeError` (``randml`` exit 2, naming the dataset, the file, its size
+and the fix).
+
+Errors: a missing file is :class:`~.base.SourceUnavailableError`; a file that cannot be parsed (e.g. a
+ragged CSV, a row with more fields than the header), lacks the target or dropped columns, or has rows
+without a label is :class:`~.base.MalformedDataError`: a data error, never "needs download".
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
+import os
 from pathlib import Path
 
-from .base import DataSourceError, LoadResult, Source, SourceUnavailableError
+from .base import DataTooLargeError, LoadResult, MalformedDataError, Source, SourceUnavailableError
 from .frames import frame_to_arrays
 
 FORMATS = ("csv", "parquet")
+#: the largest table (rows x columns) a card's file may hold unless raised (see the module docstring)
+DEFAULT_MAX_VALUES = 50_000_000
+MAX_VALUES_ENV = "RANDML_MAX_DATA_VALUES"
+
+
+def max_values(override: int | None = None) -> int:
+    """The size limit in values: ``override`` if given, else ``$RANDML_MAX_DATA_VALUES``, else
+    :data:`DEFAULT_MAX_VALUES`; 0 means no limit."""
+    if override is not None:
+        return int(override)
+    raw = os.environ.get(MAX_VALUES_ENV, "").strip()
+    if not raw:
+        return DEFAULT_MAX_VALUES
+    try:
+        value = float(raw)  # 1e8 as well as 100000000
+    except ValueError:
+        value = -1.0
+    if not (value >= 0 and value.is_integer()):
+        raise ValueError(f"{MAX_VALUES_ENV}={raw!r} is not a number of values; fix: set it to a whole number "
+                         f"such as 100000000 (0: no limit), or unset it for the default {DEFAULT_MAX_VALUES:,}")
+    return int(value)
+
+
+def _count_lines(path: Path, chunk: int = 1 << 20) -> int:
+    """Lines of a file (a last line without a newline counts), read in chunks: memory stays flat."""
+    n, last = 0, b"\n"
+    with open(path, "rb") as fh:
+        while block := fh.read(chunk):
+            n += block.count(b"\n")
+            last = block[-1:]
+    return n + (last != b"\n")
 
 
 class TabularFileSource(Source):
@@ -25,7 +71,7 @@ class TabularFileSource(Source):
 
     kind = "local-file"
 
-    def __init__(self, path, target: str, fmt: str = "csv", drop=(), sep: str = ","):
+    def __init__(self, path, target: str, fmt: str = "csv", drop=(), sep: str = ",", max_values: int | None = None):
         if fmt not in FORMATS:
             raise ValueError(f"TabularFileSource: format must be one of {FORMATS}, got {fmt!r}")
         self.path = Path(path)
@@ -33,6 +79,7 @@ class TabularFileSource(Source):
         self.fmt = fmt
         self.drop = tuple(str(c) for c in drop)
         self.sep = sep
+        self.max_values = max_values
 
     # -- reading
     def _frame(self, data: bytes | None = None, header_only: bool = False):
@@ -56,6 +103,33 @@ class TabularFileSource(Source):
         have = set(map(str, columns))
         return [c for c in (self.target, *self.drop) if c not in have]
 
+    def shape(self) -> tuple[int, int]:
+        """(rows, columns) without reading the data: the Parquet metadata, or the CSV's header columns
+        and line count (an upper bound on its rows: a quoted field may span lines)."""
+        if self.fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            meta = pq.read_metadata(self.path)
+            return int(meta.num_rows), int(meta.num_columns)
+        return max(_count_lines(self.path) - 1, 0), len(self.columns())
+
+    def check_size(self, name: str = "<dataset>") -> None:
+        """Raise :class:`~.base.DataTooLargeError` if the file holds more values than :func:`max_values`."""
+        limit = max_values(self.max_values)
+        if not limit:
+            return
+        try:
+            rows, cols = self.shape()
+        except Exception as exc:  # unreadable metadata / header: the parser says why below
+            raise MalformedDataError(f"dataset {name!r}: cannot read the size of '{self.path}' as {self.fmt} "
+                                     f"({type(exc).__name__}: {exc}); fix: check the file") from exc
+        if rows * cols > limit:
+            raise DataTooLargeError(
+                f"dataset {name!r}: '{self.path}' holds {rows:,} rows x {cols} columns = {rows * cols:,} values, "
+                f"above the limit of {limit:,} values (about {limit * 8 / 1e9:.1f} GB as float64), so it is not "
+                f"loaded; fix: use a sample of the file, or raise the limit if the machine has the memory "
+                f"({MAX_VALUES_ENV}={rows * cols} randml ...; 0: no limit)")
+
     # -- Source
     def describe(self) -> str:
         return f"{self.fmt} file '{self.path}' (local)"
@@ -71,22 +145,24 @@ class TabularFileSource(Source):
             raise SourceUnavailableError(
                 f"dataset {name!r}: the {self.fmt} file '{self.path}' does not exist; fix: put the file there, or "
                 "correct `source.path` in the dataset's card (relative paths start at the card's directory)")
+        self.check_size(name)
         raw = self.path.read_bytes()
         digest = hashlib.sha256(raw).hexdigest()
         try:
             df = self._frame(raw)
         except Exception as exc:  # a parser error: name the file and the format
-            raise DataSourceError(f"dataset {name!r}: cannot read '{self.path}' as {self.fmt} "
-                                  f"({type(exc).__name__}: {exc}); fix: check the file and `source.sep`") from exc
+            raise MalformedDataError(f"dataset {name!r}: cannot read '{self.path}' as {self.fmt} "
+                                     f"({type(exc).__name__}: {exc}); fix: check the file and `source.sep` (every "
+                                     "row needs as many fields as the header)") from exc
         df.columns = [str(c) for c in df.columns]
         missing = self.missing_columns(df.columns)
         if missing:
-            raise DataSourceError(f"dataset {name!r}: '{self.path}' has no column(s) {missing} (columns: "
-                                  f"{', '.join(df.columns)}); fix: correct `source.target` / `source.drop` in the card")
+            raise MalformedDataError(f"dataset {name!r}: '{self.path}' has no column(s) {missing} (columns: "
+                                     f"{', '.join(df.columns)}); fix: correct `source.target` / `source.drop` in the card")
         labels = df[self.target]
         no_label = labels.isna().to_numpy().nonzero()[0]
         if no_label.size:
-            raise DataSourceError(
+            raise MalformedDataError(
                 f"dataset {name!r}: {no_label.size} rows of '{self.path}' have no `{self.target}` value (first data "
                 f"rows, 0-based: {no_label[:10].tolist()}); fix: remove those rows from the file (a missing label is "
                 "not a class)")
