@@ -7,20 +7,29 @@ same selection ``randml report`` makes). Averaging such a frame over folds gives
 tables; inner folds, failed / skipped cells and cells of other configs (a quick run, another seed,
 a changed grid) are there only when asked for. ``best`` applies the tables' selection rules.
 
-The store is ``store_dir`` if given, else ``$RANDML_STORE``, else ``results/store`` under the
-project root (never the current working directory, so a notebook anywhere reads the same store).
+The store is ``store_dir`` if given, else the CLI's default (:func:`randml_core.paths.default_store`:
+``$RANDML_STORE``, else ``results/store`` under the current working directory), so ``randml run`` and
+``load()`` in the same folder read the same store.
+
+A frame with fewer of the plan's cells than planned warns once (:class:`IncompleteResultsWarning`,
+naming the counts and the ``randml run`` command that fills the rest) and carries
+``attrs['complete'] = False``; :func:`best` marks each (dataset, model) entry ``complete`` or not.
 """
 from __future__ import annotations
 
 import json
 import os
 import re
+import shlex
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
+from .paths import default_store, describe_default_store
 from .provenance import REPO_ROOT
+from .rows import current_rows  # noqa: F401  (re-exported: load() and notebooks)
 from .store import Store
 
 #: metrics where lower is better (``best`` minimises them); every other metric is maximised
@@ -32,10 +41,20 @@ class ResultsError(LookupError):
     """The results asked for cannot be given (unknown experiment, empty store, no such value)."""
 
 
+class IncompleteResultsWarning(UserWarning):
+    """The results hold fewer cells than the config plans (a partial or failed run, a dataset not available):
+    their means are not the experiment's numbers. ``frame.attrs['complete']`` / ``best()['complete']`` say so too."""
+
+
+#: the refusal of ``rule='nested'`` where no inner fold is stored (best() and ``randml compare`` alike)
+NESTED_NEEDS_INNER = ("rule='nested' selects on inner folds, and {what} has none: {fix} "
+                      "(the experiment needs protocol.inner_splits > 0)")
+
+
 def conf_dir() -> Path:
     """The Hydra config directory the CLI uses (``$RANDML_CONF`` or the project's ``conf/``)."""
-    from .cli import CONF_DIR
-    return CONF_DIR
+    from .paths import conf_dir as primary
+    return primary()
 
 
 def experiments(config_dir: str | os.PathLike | None = None) -> list[str]:
@@ -45,11 +64,9 @@ def experiments(config_dir: str | os.PathLike | None = None) -> list[str]:
 
 
 def store_root(store_dir: str | os.PathLike | None = None) -> Path:
-    """``store_dir`` if given, else ``$RANDML_STORE``, else ``<project root>/results/store``."""
-    if store_dir is not None:
-        return Path(store_dir)
-    env = os.environ.get("RANDML_STORE")
-    return Path(env) if env else REPO_ROOT / "results" / "store"
+    """``store_dir`` if given, else the CLI's default store (:func:`randml_core.paths.default_store`:
+    ``$RANDML_STORE``, else ``./results/store`` of the current working directory)."""
+    return Path(store_dir) if store_dir is not None else default_store()
 
 
 def compose_spec(experiment: str, overrides=(), config_dir: str | os.PathLike | None = None):
@@ -84,18 +101,88 @@ def compose_spec(experiment: str, overrides=(), config_dir: str | os.PathLike | 
                       config_dirs=[conf_dir()] + ([Path(config_dir)] if config_dir is not None else []))
 
 
-def current_rows(spec, store_dir: str | os.PathLike):
-    """``(frame, plan, keys)``: the stored rows (every fold and status) whose key belongs to the plan
-    of ``spec``, that plan, and its keys. Plans without downloading (a set that needs one is listed
-    in ``plan.unavailable``). ``randml report`` and :func:`load` both select rows this way."""
-    from .data.sources import no_downloads
-    from .runner import make_plan  # plan = which keys belong to this config; no model is called
-    with no_downloads():
-        plan = make_plan(spec)
-    keys = {c.key for _, c in plan.cells()}
-    frame = Store(store_dir, spec.store).read()
-    frame = frame[frame["key"].isin(keys)].reset_index(drop=True) if len(frame) else frame
-    return frame, plan, keys
+PLANNED_COLUMNS = ["key", "dataset", "model", "params_json", "repeat", "fold", "inner_fold"]
+
+
+def planned_cells(plan) -> pd.DataFrame:
+    """One row per cell of ``plan`` (its key, dataset, model, params_json, repeat, fold, inner_fold):
+    what a complete store holds for the config."""
+    return pd.DataFrame([(c.key, t.dataset, c.variant.name, c.params_json, t.split.repeat, t.split.fold,
+                          t.split.inner) for t, c in plan.cells()], columns=PLANNED_COLUMNS)
+
+
+@dataclass(frozen=True)
+class Completeness:
+    """How many of a plan's cells a store holds.
+
+    planned: every cell of the config (each setting x repeat x outer fold, and each inner fold of nested
+    CV) on the datasets available here; a dataset that needs a download has no planned cells and is
+    listed in ``unavailable`` instead. stored: a planned cell with a stored row of any status. failed:
+    stored with a status other than ``ok`` or ``skipped`` (skipped = not run by a rule of the experiment,
+    a final outcome). Complete: nothing missing, nothing failed, no dataset unavailable."""
+    n_planned: int
+    n_stored: int
+    n_failed: int
+    unavailable: tuple = ()
+
+    @property
+    def n_missing(self) -> int:
+        return self.n_planned - self.n_stored
+
+    @property
+    def complete(self) -> bool:
+        return self.n_missing == 0 and self.n_failed == 0 and not self.unavailable
+
+    def message(self, label: str, where, command: str, scope: str = "", flag: str = "attrs['complete'] is False"
+                ) -> str:
+        """The warning: counts, what they count, and the commands that fill the rest ("" when complete)."""
+        if self.complete:
+            return ""
+        text = (f"{label}: {self.n_stored} of {self.n_planned} planned cells{scope} stored in {where} "
+                f"({self.n_missing} missing, {self.n_failed} failed; planned = every setting x outer and inner fold "
+                "of the config on the datasets available here, stored = a row of any status, failed = stored with "
+                f"an error). These results are incomplete ({flag}): their means are not the experiment's numbers.")
+        todo = []
+        if self.n_missing:
+            todo.append(f"fill the missing cells with: {command}")
+        if self.n_failed:
+            todo.append(f"recompute the failed ones with: {command} retry_failed=true")
+        if self.unavailable:
+            names = " ".join(self.unavailable)
+            todo.append(f"dataset(s) {names}, not counted above, are not available here without a download (no "
+                        f"cells planned, no rows here): randml data fetch {names}")
+        return text + " To complete them: " + "; ".join(todo) + "."
+
+
+def completeness(planned: pd.DataFrame, stored: pd.DataFrame, unavailable=()) -> Completeness:
+    """:class:`Completeness` of the ``planned`` cells (:func:`planned_cells`) given the ``stored`` rows
+    (columns key and status; rows of other keys are ignored)."""
+    status = (stored.drop_duplicates("key", keep="last").set_index("key")["status"] if len(stored)
+              else pd.Series(dtype=object))
+    got = planned["key"].drop_duplicates().map(status)
+    return Completeness(int(len(got)), int(got.notna().sum()),
+                        int((got.notna() & ~got.isin(["ok", "skipped"])).sum()), tuple(unavailable))
+
+
+def fill_command(experiment: str, overrides=(), config_dir=None, store_dir=None) -> str:
+    """The ``randml run`` command that computes the missing cells of what ``load`` was asked for
+    (the same overrides and config folder; ``store_dir=`` only when one was passed explicitly)."""
+    parts = ["randml", "run"] + (["--config-dir", str(config_dir)] if config_dir is not None else [])
+    parts += [f"experiment={experiment}", *overrides] + ([f"store_dir={store_dir}"] if store_dir is not None else [])
+    return " ".join(shlex.quote(str(x)) for x in parts)
+
+
+def planned_shape(planned: pd.DataFrame) -> tuple[dict, dict]:
+    """What :func:`best` expects, JSON-able for ``frame.attrs``: ``{dataset: outer folds}`` (repeats x folds)
+    and ``{dataset: {model: [planned outer cells, planned inner cells]}}``."""
+    outer = planned[planned["inner_fold"] < 0]
+    folds = {str(d): int(n) for d, n in outer.groupby("dataset")[["repeat", "fold"]]
+             .apply(lambda g: len(g.drop_duplicates())).items()}
+    cells: dict = {}
+    for (d, m), g in planned.groupby(["dataset", "model"], sort=False):
+        n_outer = int((g["inner_fold"] < 0).sum())
+        cells.setdefault(str(d), {})[str(m)] = [n_outer, int(len(g) - n_outer)]
+    return folds, cells
 
 
 _SHOWN_WARNINGS: set[tuple[type, str]] = set()  # (category, message) of the warnings load() has shown
@@ -116,6 +203,14 @@ def _once_per_message(fn):
     return out
 
 
+def _warn_once(message: str, category: type, stacklevel: int = 3) -> None:
+    """``warnings.warn`` the first time this (category, message) comes up in the process only."""
+    if (category, message) in _SHOWN_WARNINGS:
+        return
+    _SHOWN_WARNINGS.add((category, message))
+    warnings.warn(message, category, stacklevel=stacklevel)
+
+
 def load(experiment: str, *, store_dir: str | os.PathLike | None = None, overrides=(),
          include_inner: bool = False, include_failed: bool = False, all_configs: bool = False,
          config_dir: str | os.PathLike | None = None, **filters) -> pd.DataFrame:
@@ -132,6 +227,14 @@ def load(experiment: str, *, store_dir: str | os.PathLike | None = None, overrid
     ``load("eem_table4", dataset="heart", model=["EEM-rbf", "SVM-rbf"])``; a value that no row of
     the experiment has raises (with the values it has) instead of giving an empty frame.
     ``config_dir``: a user's own config folder (as ``randml run --config-dir DIR``).
+
+    The store: ``store_dir``, else the CLI's default (:func:`randml_core.paths.default_store`: ``$RANDML_STORE``,
+    else ``./results/store`` of the working directory). Fewer stored cells than the config plans (within
+    the filters on dataset, model, params_json, repeat, fold, inner_fold) warn once with
+    :class:`IncompleteResultsWarning` (counts, and the ``randml run`` command that fills the rest);
+    ``attrs['complete']`` is False then (None with ``all_configs=True``: rows of any config), and
+    ``attrs`` also carry n_planned, n_stored, n_missing, n_failed, unavailable, fill_command and the
+    plan's shape (planned_folds, planned_cells) that :func:`best` checks entries against.
     """
     root = store_root(store_dir)
     known = experiments(config_dir)
@@ -142,20 +245,20 @@ def load(experiment: str, *, store_dir: str | os.PathLike | None = None, overrid
         spec, store = None, Store(root, experiment)
     else:
         _check_known(experiment, config_dir)
+    command = fill_command(experiment, overrides, config_dir, store_dir)
     if not store.parts():
-        where = ("store_dir argument" if store_dir is not None else
-                 "$RANDML_STORE" if os.environ.get("RANDML_STORE") else "default: <project root>/results/store")
+        where = "store_dir argument" if store_dir is not None else describe_default_store()
         target = make_target(experiment)
         raise ResultsError(
             f"no stored results for experiment {experiment!r}: {store.dir.resolve()} has no part files "
-            f"(store root {root} from the {where}). Fill it with `randml run experiment={experiment}"
-            f"{' store_dir=' + str(root) if store_dir is not None else ''}`"
+            f"(store root {root} from the {where}). Fill it with `{command}`"
             + (f" (or `make {target}`)" if target else "")
             + ", or point load() at another store with store_dir=... or $RANDML_STORE.")
+    planned = plan = None
     if all_configs:
         frame, n_planned = store.read(), None
     else:
-        frame, _, keys = _once_per_message(lambda: current_rows(spec, root))
+        frame, plan, keys = _once_per_message(lambda: current_rows(spec, root))
         n_planned = len(keys)
         if frame.empty:
             n_stored = len(store.read(columns=["key"], ordered=False))
@@ -164,8 +267,11 @@ def load(experiment: str, *, store_dir: str | os.PathLike | None = None, overrid
                 f"(conf/experiment/{experiment}.yaml with overrides {list(overrides)}, {n_planned} planned cells). "
                 "Pass the overrides the run used (e.g. overrides=['profile=quick']), or all_configs=True "
                 "for every stored row.")
+        planned = planned_cells(plan)
+    stored = frame  # every stored row of the config: what is done, whatever the filters keep
     for col, value in filters.items():
         frame = _filter(frame, col, value, experiment)
+    done = _load_completeness(stored, planned, plan, filters) if planned is not None else None
     n_rows = len(frame)
     if "inner_fold" not in filters and not include_inner and "inner_fold" in frame.columns:
         frame = frame[frame["inner_fold"] == -1]
@@ -177,8 +283,39 @@ def load(experiment: str, *, store_dir: str | os.PathLike | None = None, overrid
                        include_inner=include_inner or "inner_fold" in filters,
                        include_failed=include_failed or "status" in filters, all_configs=all_configs,
                        n_planned=n_planned, n_rows_before_defaults=n_rows,
-                       n_not_ok_dropped=n_not_ok - int((frame["status"] != "ok").sum()) if "status" in frame else 0)
+                       n_not_ok_dropped=n_not_ok - int((frame["status"] != "ok").sum()) if "status" in frame else 0,
+                       fill_command=command, complete=None if done is None else done.complete)
+    if done is not None:  # best()'s entries: the planned (dataset, model) the dataset / model filters keep
+        folds, cells = planned_shape(_within(planned, {c: v for c, v in filters.items() if c in ("dataset", "model")}))
+        frame.attrs.update(n_planned=done.n_planned, n_stored=done.n_stored, n_missing=done.n_missing,
+                           n_failed=done.n_failed, unavailable=list(done.unavailable),
+                           planned_folds=folds, planned_cells=cells)
+        scope = (" (within " + ", ".join(f"{c}={v!r}" for c, v in filters.items() if c in PLANNED_COLUMNS) + ")"
+                 if any(c in PLANNED_COLUMNS for c in filters) else "")
+        if not done.complete:
+            _warn_once(done.message(f"load({experiment!r})", store.dir, command, scope), IncompleteResultsWarning)
     return frame
+
+
+def _listed(value) -> list:
+    return list(value) if isinstance(value, (list, tuple, set)) else [value]
+
+
+def _within(planned: pd.DataFrame, filters: dict) -> pd.DataFrame:
+    """The planned cells that ``filters`` (those on planned columns) select."""
+    for col, value in filters.items():
+        if col in PLANNED_COLUMNS:
+            planned = planned[planned[col].isin(_listed(value))]
+    return planned
+
+
+def _load_completeness(frame: pd.DataFrame, planned: pd.DataFrame, plan, filters: dict) -> Completeness:
+    """Completeness of the planned cells that ``filters`` select (those on planned columns) given the stored
+    rows ``frame`` (every stored row of the config, any fold and status)."""
+    planned = _within(planned, filters)
+    wanted = _listed(filters["dataset"]) if "dataset" in filters else None
+    unavailable = [d for d in plan.unavailable if wanted is None or d in wanted]
+    return completeness(planned, frame, unavailable)
 
 
 def best(frame: pd.DataFrame, rule: str = "best_mean", metric: str = "gmean") -> pd.DataFrame:
@@ -190,8 +327,17 @@ def best(frame: pd.DataFrame, rule: str = "best_mean", metric: str = "gmean") ->
     setting with the best mean over that fold's inner folds, scored on the outer fold
     (:func:`~randml_core.report.tables.select_nested`; needs ``load(..., include_inner=True)``).
     RMSE, MAE and log loss are minimised, every other metric maximised.
+
+    Two more columns say whether an entry is the table's number: ``n_expected``, the outer folds the
+    protocol plans (repeats x folds) and ``complete``. An entry is complete when every cell its rule reads
+    is in the frame (best_mean: every setting's outer folds; nested: every inner fold of every setting, and
+    the outer fold at each pick) and its mean is over ``n_expected`` folds without a failed one; an entry
+    skipped by rule is complete once all its cells are stored. The plan comes from ``load()``'s attrs
+    (else from the frame itself: the folds and settings any row of the dataset has). A (dataset, model) of
+    the plan with no row at all (its dataset and model being in the frame) gets an entry with no mean.
+    Incomplete entries are kept, and one :class:`IncompleteResultsWarning` lists them.
     """
-    from .report.tables import select_best, select_nested
+    from .report.tables import SUMMARY_COLUMNS, select_best, select_nested
     if rule not in RULES:
         raise ValueError(f"rule={rule!r} is unknown; choose one of {', '.join(RULES)}")
     if metric not in frame.columns:
@@ -202,29 +348,112 @@ def best(frame: pd.DataFrame, rule: str = "best_mean", metric: str = "gmean") ->
         raise ValueError(f"this frame left out {dropped} failed or skipped cells, which the tables' rule counts "
                          "(a setting with a failed fold is not eligible): load it with include_failed=True")
     if rule == "nested" and not ("inner_fold" in frame.columns and (frame["inner_fold"] >= 0).any()):
-        raise ValueError("rule='nested' selects on inner folds, and this frame has none: load it with "
-                         "include_inner=True (the experiment needs protocol.inner_splits > 0)")
+        raise ValueError(NESTED_NEEDS_INNER.format(what="this frame", fix="load it with include_inner=True"))
     frame = _scored_by(frame, metric)
     lower = metric in LOWER_IS_BETTER
     scored = frame.assign(**{metric: -frame[metric]}) if lower else frame
     out = (select_best if rule == "best_mean" else select_nested)(scored, metric)
     if lower:
         out["mean"] = -out["mean"]
+    out, why = _mark_complete(frame, out[SUMMARY_COLUMNS], rule, metric)
+    if why:
+        warnings.warn(_incomplete_entries(why, rule, out, frame.attrs), IncompleteResultsWarning, stacklevel=2)
     return out.assign(rule=rule, metric=metric)
+
+
+def _expected(frame: pd.DataFrame) -> tuple[dict, dict]:
+    """``({dataset: outer folds}, {dataset: {model: [outer cells, inner cells]}})`` the plan has: from ``load()``'s
+    attrs, else from the frame (per dataset the (repeat, fold) pairs and inner folds of any row, per (dataset,
+    model) its settings times those)."""
+    folds, cells = frame.attrs.get("planned_folds"), frame.attrs.get("planned_cells")
+    if folds is not None and cells is not None:
+        return folds, cells
+    has_inner = "inner_fold" in frame.columns
+    folds, cells = {}, {}
+    split = [c for c in ("repeat", "fold") if c in frame.columns]
+    for d, g in frame.groupby("dataset", sort=False):
+        outer = g[g["inner_fold"] < 0] if has_inner else g
+        n_folds = (len(g[split].drop_duplicates()) if split else
+                   int(outer.groupby(["model", "params_json"]).size().max()) if len(outer) else 0)
+        n_inner = int(g.loc[g["inner_fold"] >= 0, "inner_fold"].nunique()) if has_inner else 0
+        folds[d] = n_folds
+        for m, n_settings in g.groupby("model", sort=False)["params_json"].nunique().items():
+            cells.setdefault(d, {})[m] = [n_settings * n_folds, n_settings * n_folds * n_inner]
+    return folds, cells
+
+
+def _mark_complete(frame: pd.DataFrame, out: pd.DataFrame, rule: str, metric: str
+                   ) -> tuple[pd.DataFrame, list[str]]:
+    """``out`` (one row per (dataset, model)) with ``n_expected`` and ``complete`` (see :func:`best`), plus an
+    entry without a mean for each planned (dataset, model) of the frame's datasets and models with no row;
+    and one "dataset / model: why" per incomplete entry."""
+    folds, cells = _expected(frame)
+    cells = {d: by_model for d, by_model in cells.items() if _fits(metric, d)}  # the sets this metric scores
+    inner = frame["inner_fold"] >= 0 if "inner_fold" in frame.columns else pd.Series(False, index=frame.index)
+    stored = {"outer": frame[~inner].groupby(["dataset", "model"]).size(),
+              "inner": frame[inner].groupby(["dataset", "model"]).size()}
+    datasets, models = set(frame["dataset"]), set(frame["model"])
+    have = set(zip(out["dataset"], out["model"]))
+    absent = [(d, m) for d in cells if d in datasets for m in cells[d] if m in models and (d, m) not in have]
+    elsewhere = [f"{d} / {m}" for d in cells for m in cells[d] if d not in datasets or m not in models]
+    if absent:
+        empty = pd.DataFrame([{"dataset": d, "model": m, "mean": float("nan"), "std": float("nan"), "n_folds": 0,
+                               "n_failed": 0, "n_bounded": 0, "params_json": None, "skipped": False}
+                              for d, m in absent])
+        out = pd.concat([out, empty[out.columns]], ignore_index=True)
+    n_expected, complete, why = [], [], []
+    for r in out.itertuples(index=False):
+        want = folds.get(r.dataset)
+        planned = dict(zip(("outer", "inner"), cells.get(r.dataset, {}).get(r.model, [None, None])))
+        reads = ["inner"] if rule == "nested" else ["outer"]  # nested reads the outer folds at its picks only
+        short = [f"{stored[k].get((r.dataset, r.model), 0)} of {planned[k]} planned {k}-fold cells stored"
+                 for k in reads if planned[k] is None or stored[k].get((r.dataset, r.model), 0) < planned[k]]
+        if not r.skipped and (want is None or r.n_folds != want or r.n_failed):
+            short.insert(0, f"{r.n_folds} of {want if want is not None else '?'} outer folds at the pick"
+                         + (f", {r.n_failed} failed" if r.n_failed else ""))
+        n_expected.append(want if want is not None else 0)
+        complete.append(not short)
+        if short:
+            why.append(f"{r.dataset} / {r.model}: " + ", ".join(short))
+    if elsewhere:  # no entry: their dataset or model has no row in this frame (not run, or filtered out)
+        why.append(f"no entry for {len(elsewhere)} planned (dataset, model) with no row in this frame: "
+                   + ", ".join(elsewhere[:6]) + (" ..." if len(elsewhere) > 6 else ""))
+    unavailable = [d for d in frame.attrs.get("unavailable") or () if _fits(metric, d)]
+    if unavailable:
+        why.append("no entry for the dataset(s) not available here without a download: " + ", ".join(unavailable))
+    return out.assign(n_expected=pd.array(n_expected, dtype="int64"), complete=complete), why
+
+
+def _incomplete_entries(why: list[str], rule: str, out: pd.DataFrame, attrs: dict) -> str:
+    """The warning of :func:`best`: which entries are incomplete or absent and why, and the command that fills them."""
+    more = f"; ... {len(why) - 8} more" if len(why) > 8 else ""
+    fill = attrs.get("fill_command")
+    n_bad = int((~out["complete"]).sum())
+    head = (f"{n_bad} of {len(out)} (dataset, model) entries are incomplete (column complete=False: a fold or a "
+            "setting the rule reads is missing or failed, so the mean is not the table's number)" if n_bad else
+            f"all {len(out)} entries are complete, but the plan has more")
+    return (f"best(rule={rule!r}): {head}: {'; '.join(why[:8])}{more}."
+            + (f" Fill the store with: {fill}" + (" (retry_failed=true recomputes failed cells)." if
+                                                   out["n_failed"].any() else ".") if fill else "")
+            + " Keep only the complete entries with out[out.complete].")
+
+
+def _fits(metric: str, name: str) -> bool:
+    """Does ``metric`` score dataset ``name`` (GMean: a classification set, RMSE: a regression set)? An
+    unregistered name: yes."""
+    from .data import UnknownDatasetError, get_spec
+    from .metrics import metric_task, task_kind
+    try:
+        return metric_task(metric) == task_kind(get_spec(name).task)
+    except UnknownDatasetError:
+        return True
 
 
 def _scored_by(frame: pd.DataFrame, metric: str) -> pd.DataFrame:
     """The rows of the datasets ``metric`` scores (GMean: classification sets; RMSE: regression sets), as the
     generic report's tables have them; a set no longer registered is kept. None left: an error naming the fix."""
-    from .data import UnknownDatasetError, get_spec
-    from .metrics import metric_task, task_kind
-
-    def fits(name) -> bool:
-        try:
-            return metric_task(metric) == task_kind(get_spec(name).task)
-        except UnknownDatasetError:
-            return True
-    keep = [d for d in frame["dataset"].unique() if fits(d)]
+    from .metrics import metric_task
+    keep = [d for d in frame["dataset"].unique() if _fits(metric, d)]
     if len(frame) and not keep:
         other = "rmse" if metric_task(metric) == "classification" else "gmean"
         raise ValueError(f"metric={metric!r} scores {metric_task(metric)} sets and this frame has none; "
@@ -235,7 +464,18 @@ def _scored_by(frame: pd.DataFrame, metric: str) -> pd.DataFrame:
 def staged(frame: pd.DataFrame, id_columns=("dataset", "model", "params_json", "repeat", "fold", "inner_fold")
            ) -> pd.DataFrame:
     """Expand the JSON ``staged`` column (per-stage scores of one fit) into a long frame:
-    one row per (cell, stage) with the id columns, ``stage`` and every staged metric."""
+    one row per (cell, stage) with the id columns, ``stage`` and every staged metric. The frame's ``attrs``
+    (``complete`` and the counts from :func:`load`) are carried over, and an incomplete frame warns once."""
+    out = _staged(frame, id_columns)
+    out.attrs.update(frame.attrs)
+    if frame.attrs.get("complete") is False:
+        _warn_once(f"staged(): expanded from an incomplete frame of {frame.attrs.get('experiment')!r} "
+                   f"({frame.attrs.get('n_stored')} of {frame.attrs.get('n_planned')} planned cells stored; "
+                   "attrs['complete'] is False, load() said which are missing)", IncompleteResultsWarning)
+    return out
+
+
+def _staged(frame: pd.DataFrame, id_columns) -> pd.DataFrame:
     if "staged" not in frame.columns:
         raise KeyError("these results have no 'staged' column: their family stores no staged predictions")
     ids = [c for c in id_columns if c in frame.columns]

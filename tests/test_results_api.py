@@ -75,11 +75,12 @@ def test_load_defaults_are_outer_ok_rows_of_the_current_config(small_store):
     assert len(failed) == 6 and (failed["p_gamma"] == 0.5).all()
 
 
-def test_load_reads_the_project_store_from_any_directory(small_store, tmp_path, monkeypatch):
+def test_load_reads_the_clis_default_store(small_store, tmp_path, monkeypatch):
+    """The CLI's rule (randml_core.paths): $RANDML_STORE, else ./results/store of the working directory."""
     store, _ = small_store
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("RANDML_STORE", raising=False)
-    assert store_root() == REPO / "results" / "store"
+    assert store_root() == tmp_path / "results" / "store"
     monkeypatch.setenv("RANDML_STORE", str(store))
     assert store_root() == store
     assert len(load("smoke", overrides=SMALL[1:])) == 6

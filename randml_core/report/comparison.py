@@ -68,21 +68,50 @@ def comparison_section(frame: pd.DataFrame, metric: str, stem: Path, title: str,
     return head + figure + "\n" + comp.to_markdown() + "\n", paths
 
 
-def paired_section(frame: pd.DataFrame, metric: str, model_a: str, model_b: str, rule: str = "best_mean") -> str:
+#: what each selection rule means for the tests, said above ``randml compare``'s output and its paired test
+RULE_WORDS = {
+    "best_mean": ("Settings: rule=best_mean, each model's setting with the best mean over the outer folds (the "
+                  "papers' rule). The setting is picked on the very outer folds the tests then score it on, so "
+                  "differences and p-values are optimistic; rule=nested picks on inner folds only."),
+    "nested": ("Settings: rule=nested, each outer fold at its own pick (the setting with the best mean over that "
+               "fold's inner folds), so mean_diff is the difference of the nested means."),
+}
+
+
+def paired_folds(frame: pd.DataFrame, metric: str, models, rule: str = "best_mean") -> pd.DataFrame:
+    """The outer rows (status ok) that the paired test compares: per (dataset, model, repeat, fold) the row at
+    the model's selected setting: ``best_mean``, the one setting of :func:`selected`; ``nested``, each outer
+    fold's own pick (:func:`~randml_core.report.tables.nested_rows`, the rows ``select_nested`` averages)."""
+    from .tables import nested_rows, outer_rows
+    if rule == "nested":
+        folds = nested_rows(frame[frame["model"].isin(models)], metric, higher=higher_is_better(metric))
+    else:
+        pick = selected(frame, metric, rule)
+        pick = pick[pick["model"].isin(models) & pick["params_json"].notna()]
+        folds = outer_rows(frame).merge(pick[["dataset", "model", "params_json"]],
+                                        on=["dataset", "model", "params_json"])
+    return folds[folds["status"] == "ok"]
+
+
+def paired_section(frame: pd.DataFrame, metric: str, model_a: str, model_b: str, rule: str = "best_mean",
+                   alpha: float = 0.05) -> str:
     """Per dataset, the corrected resampled t-test (Nadeau & Bengio 2003; Bouckaert & Frank 2004) of two
-    models on the outer folds of their selected settings (the same folds for both: paired)."""
-    from ..stats import corrected_ttest
-    from .tables import outer_rows
-    pick = selected(frame, metric, rule)
-    pick = pick[pick["model"].isin([model_a, model_b]) & pick["params_json"].notna()]
-    outer = outer_rows(frame)
-    folds = outer.merge(pick[["dataset", "model", "params_json"]], on=["dataset", "model", "params_json"])
-    folds = folds[folds["status"] == "ok"]
-    if folds.empty:
-        return f"\n## {model_a} vs {model_b} per dataset\n\nNo paired folds stored.\n"
-    t = corrected_ttest(folds, model_a, model_b, metric)
-    cols = [c for c in ("dataset", "mean_diff", "t", "df", "p", "better", "k", "r", "note") if c in t.columns]
+    models on the outer folds at their selected settings (:func:`paired_folds`; the same folds for both:
+    paired). ``p_holm``: Holm's adjustment over the datasets; ``significant``: p_holm < ``alpha``."""
+    from ..stats import corrected_ttest, holm
     from .tables import frame_markdown
-    return (f"\n## {model_a} vs {model_b} per dataset: corrected resampled t-test\n\n"
-            f"Outer folds at each model's selected setting; mean_diff = {model_a} - {model_b} ({metric}).\n\n"
-            + frame_markdown(t[cols].round(4)) + "\n")
+    folds = paired_folds(frame, metric, [model_a, model_b], rule)
+    head = f"\n## {model_a} vs {model_b} per dataset: corrected resampled t-test\n\n{RULE_WORDS[rule]}\n"
+    if folds.empty:
+        return head + "\nNo paired folds stored.\n"
+    t = corrected_ttest(folds, model_a, model_b, metric, alpha=alpha)
+    t["p_holm"] = holm(t["p"].to_numpy(float))
+    t["significant"] = pd.array([pd.NA if pd.isna(v) else bool(v < alpha) for v in t["p_holm"]], dtype="boolean")
+    cols = [c for c in ("dataset", "mean_diff", "t", "df", "p", "p_holm", "significant", "better", "k", "r", "note")
+            if c in t.columns]
+    shown = t[cols].round(4).assign(significant=[("n/a" if pd.isna(v) else "yes" if v else "no")
+                                                 for v in t["significant"]])
+    adjusted = (f"Holm-adjusted over the {t['p'].notna().sum()} datasets" if t["p"].notna().sum() > 1
+                else "one dataset, no adjustment")
+    return (head + f"\nmean_diff = {model_a} - {model_b} ({metric}); better = the sign of mean_diff only; "
+            f"significant: p_holm < alpha = {alpha:g} ({adjusted}).\n\n" + frame_markdown(shown) + "\n")
