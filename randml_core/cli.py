@@ -6,19 +6,20 @@ dataset=heart model=eem protocol.repeats=3 profile=quick n_jobs=2``; ``run -m`` 
 describes and fetches datasets.
 
 Exit codes: 0 all done; 1 some cells failed (or a sweep job failed); 2 bad config or input, nothing
-run; 3 some datasets were not available (they need a download); a sweep exits with its worst job's code.
+run; 3 some datasets were not available (they need a download); 4 no space left on the device (finished
+cells are stored); a sweep exits with its worst job's code.
 """
 from __future__ import annotations
 
 import logging
-import os
 import sys
 import warnings
 from pathlib import Path
 
+from .paths import conf_dir
 from .provenance import REPO_ROOT
 
-CONF_DIR = Path(os.environ.get("RANDML_CONF", REPO_ROOT / "conf")).resolve()
+CONF_DIR = conf_dir()  # the primary config dir ($RANDML_CONF or the project's conf/): randml_core/paths.py
 USAGE = """usage: randml run     experiment=NAME [overrides...]   run the missing cells (-m for a Hydra sweep)
        randml plan    experiment=NAME [overrides...]   grids, cells stored / skipped / failed / missing, time; runs nothing
        randml status  experiment=NAME [overrides...]   done / skipped / failed / missing cells per dataset x model
@@ -29,14 +30,14 @@ USAGE = """usage: randml run     experiment=NAME [overrides...]   run the missin
        randml --version
 
 overrides: dataset=NAME model=NAME profile=paper|quick protocol.repeats=N n_jobs=N
-           store_dir=PATH (default: $RANDML_STORE, else results/store)
+           store_dir=PATH (default: $RANDML_STORE, else results/store of the working directory; as load())
            backend=loky|dask|ray backend_address=ADDRESS (an existing Dask / Ray cluster)
            --config-dir DIR (a folder with experiment/, model/, dataset/ of your own)
 exit codes: 0 done, 1 failed cells, 2 bad config or input, 3 datasets not available (need a download),
-            130 interrupted (Ctrl-C or SIGTERM: finished tasks are stored, rerun to resume)
+            4 no space left on the device, 130 interrupted (Ctrl-C or SIGTERM: finished tasks are stored, rerun to resume)
 experiments: {experiments}"""
 
-EXIT_FAILED, EXIT_CONFIG, EXIT_UNAVAILABLE = 1, 2, 3
+EXIT_FAILED, EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_NO_SPACE = 1, 2, 3, 4
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports Ctrl-C
 
 
@@ -58,11 +59,13 @@ def _fail(msg: str, code: int = EXIT_CONFIG):
 
 
 def _spec_from_cfg(cfg):
+    from hydra.core.hydra_config import HydraConfig
     from omegaconf import OmegaConf
-    from .config import ConfigError, build_spec
+    from .config import ConfigError, apply_grid_overrides, build_spec
     from .data.cards import hydra_config_dirs
     try:
-        return build_spec(OmegaConf.to_container(cfg, resolve=True), config_dirs=hydra_config_dirs())
+        container = apply_grid_overrides(OmegaConf.to_container(cfg, resolve=True), HydraConfig.get().overrides.task)
+        return build_spec(container, config_dirs=hydra_config_dirs())
     except ConfigError as exc:
         raise CommandError(f"config error: {exc}") from None
 
@@ -132,12 +135,19 @@ NEUTRAL_OVERRIDES = {"n_jobs", "progress", "store_dir", "results_dir", "retry_fa
                      "backend", "backend_address"}
 
 
-def _is_committed_config(spec) -> tuple[bool, str]:
+def _is_project_results(results_dir) -> bool:
+    """Is ``results_dir`` the project's own results folder (the committed paper snapshot)?"""
+    return Path(results_dir).resolve() == (REPO_ROOT / "results").resolve()
+
+
+def _is_committed_config(spec, results_dir="results") -> tuple[bool, str]:
     """Is ``spec`` the experiment's own committed configuration? True when the profile is ``paper``
     and the config hash equals that of the experiment composed without the user's overrides (only
     ``experiment=`` and the neutral ones kept), so an override that restates the default (the
     Makefile's ``profile=paper``) still writes the committed snapshot; never for a smoke experiment
-    (``experiment.snapshot: false``). Returns (committed, why not: the line ``randml report`` prints)."""
+    (``experiment.snapshot: false``), nor for a user's own experiment (from a ``--config-dir``) whose report
+    would land in the project's committed ``results/``. Returns (committed, why not: the line ``randml report``
+    prints)."""
     from hydra import compose
     from hydra.core.hydra_config import HydraConfig
     from hydra.core.override_parser.overrides_parser import OverridesParser
@@ -148,6 +158,10 @@ def _is_committed_config(spec) -> tuple[bool, str]:
         return False, f"profile={spec.profile}{differs}"
     if spec.options.get("snapshot") is False:
         return False, "experiment.snapshot=false: a smoke experiment, whose artefacts are never committed"
+    choice = HydraConfig.get().runtime.choices.get("experiment")
+    if not (CONF_DIR / "experiment" / f"{choice}.yaml").is_file() and _is_project_results(results_dir):
+        return False, (f"experiment={choice} is your own (not one of the project's), and {results_dir}/ holds the "
+                       "project's committed snapshot; pass results_dir=<a folder of yours> to write there")
     task = list(HydraConfig.get().overrides.task)
     parsed = OverridesParser.create().parse_overrides(task)
     kept = [o.input_line for o in parsed if o.key_or_group == "experiment" or o.key_or_group in NEUTRAL_OVERRIDES]
@@ -161,7 +175,7 @@ def _is_committed_config(spec) -> tuple[bool, str]:
 def _cmd_report(cfg) -> int:
     from .report import build_report
     spec = _spec_from_cfg(cfg)
-    committed, why = _is_committed_config(spec)
+    committed, why = _is_committed_config(spec, cfg.results_dir)
     if not committed:
         print(f"randml report: {why}", file=sys.stderr)
     build_report(spec, cfg.store_dir, cfg.results_dir, committed=committed)
@@ -197,6 +211,12 @@ def _cmd_compare(cfg) -> int:
     from .artefacts import ArtefactSet
     from .report import scratch_dir
     rule = _COMPARE.get("rule", "best_mean")
+    if rule == "nested" and not (frame["inner_fold"] >= 0).any():
+        from .results import NESTED_NEEDS_INNER
+        raise CommandError("config error: " + NESTED_NEEDS_INNER.format(
+            what=f"the store of {spec.name}", fix="run the experiment with inner folds (`"
+            + _compare_run_command("protocol.inner_splits=2") + "`, new cells) or compare with rule=best_mean"))
+    incomplete = _compare_completeness(spec, frame, plan, Path(cfg.store_dir) / spec.store)
     # exploratory output, never part of a committed snapshot (`make stats` writes the committed <table>_stats.md)
     out = scratch_dir(cfg.results_dir, spec.name)
     stem = f"{spec.name}_compare_{metric}" + ("_nested" if rule == "nested" else "") + (
@@ -204,6 +224,10 @@ def _cmd_compare(cfg) -> int:
     with ArtefactSet(out, stem) as artefacts:
         text, _ = comparison_section(frame, metric, out / "figures" / f"{stem}_cd", f"{spec.name}: {metric}",
                                      rule, models, artefacts)
+        from .report.comparison import RULE_WORDS
+        text = f"{RULE_WORDS[rule]}\n\n{text}"
+        if incomplete:
+            text = f"**Incomplete**: {incomplete}\n\n{text}"
         if models and len(models) == 2:  # two models: also the per-dataset paired test on their folds
             from .report.comparison import paired_section
             text += paired_section(frame, metric, models[0], models[1], rule)
@@ -211,6 +235,30 @@ def _cmd_compare(cfg) -> int:
     print(text)
     print("wrote:", *[f"  {p}" for p in artefacts.committed], sep="\n")
     return 0
+
+
+def _compare_run_command(*more: str) -> str:
+    """``randml run`` with this compare's config folders and overrides (shell-quoted): it computes the same cells;
+    ``more`` overrides replace the task's of the same key."""
+    import shlex
+    from hydra.core.hydra_config import HydraConfig
+    from .data.cards import hydra_config_dirs
+    extra = [a for d in hydra_config_dirs() if d != CONF_DIR for a in ("--config-dir", str(d))]
+    keys = {m.partition("=")[0] for m in more}
+    task = [o for o in HydraConfig.get().overrides.task if o.partition("=")[0].lstrip("+~") not in keys]
+    return " ".join(shlex.quote(a) for a in ["randml", "run", *extra, *task, *more])
+
+
+def _compare_completeness(spec, frame, plan, where: Path) -> str:
+    """The incomplete-results sentence of load() for compare's cells (also on stderr), or "" when complete."""
+    from .results import completeness, planned_cells
+    done = completeness(planned_cells(plan), frame, plan.unavailable)
+    if done.complete:
+        return ""
+    text = done.message(f"randml compare {spec.name}", where.resolve(), _compare_run_command(),
+                        flag="ranks and tests below are over the stored cells only")
+    print(f"randml: {text}", file=sys.stderr)
+    return text
 
 
 COMMANDS = {"run": _cmd_run, "plan": _cmd_plan, "status": _cmd_status, "report": _cmd_report,
@@ -236,6 +284,7 @@ def _hydra(cmd: str, overrides: list[str]) -> int:
 
     @hydra.main(config_path=str(CONF_DIR), config_name="config", version_base="1.3")
     def entry(cfg) -> None:
+        from .artefacts import ArtefactError
         from .config import ConfigError
         from .runner import PlanError
         from .store import StoreError
@@ -246,6 +295,14 @@ def _hydra(cmd: str, overrides: list[str]) -> int:
             code, msg = exc.code, str(exc)
         except (ConfigError, PlanError, StoreError) as exc:
             code, msg = EXIT_CONFIG, f"error: {exc}"
+        except ArtefactError as exc:  # another process removed a staged report file: nothing was committed
+            code, msg = EXIT_FAILED, f"error: {exc}"
+        except OSError as exc:
+            code, msg = _os_error(exc)
+            if code is None:  # not the disk's nor the path's: a crash, shown as one
+                import traceback
+                traceback.print_exc()
+                code = EXIT_FAILED
         except Exception as exc:  # one job's crash must not stop a sweep's other jobs
             import traceback
             traceback.print_exc()
@@ -258,7 +315,8 @@ def _hydra(cmd: str, overrides: list[str]) -> int:
     _OUTCOMES.clear()
     started: list[str] = []  # one entry per job whose body began
     try:
-        entry()
+        with _hydra_plugins_only():
+            entry()
     except SystemExit as exc:
         # Hydra prints why it cannot compose a job's config (unknown config group option, bad override
         # syntax, a key not in the config) and exits 1 before the job starts: a bad config, nothing run
@@ -274,6 +332,33 @@ def _hydra(cmd: str, overrides: list[str]) -> int:
         for job, code, msg in bad:
             print(f"  exit {code}: {job}" + (f": {msg}" if msg else ""), file=sys.stderr)
     return max((o[1] for o in _OUTCOMES), default=0)
+
+
+def _os_error(exc: OSError) -> tuple[int | None, str]:
+    """(exit code, one line) for a full disk (:data:`EXIT_NO_SPACE`) or a path that cannot be used (a file where
+    a directory must be, no permission: :data:`EXIT_CONFIG`); (None, text) for any other OSError."""
+    import errno
+    where = f" ('{exc.filename}')" if getattr(exc, "filename", None) else ""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT) or "No space left on device" in str(exc):
+        return EXIT_NO_SPACE, (f"no space left on the device{where}: finished cells are stored and nothing is "
+                               "half-written; free space (or point store_dir= / results_dir= elsewhere) and rerun")
+    if isinstance(exc, (FileExistsError, NotADirectoryError, IsADirectoryError, PermissionError)):
+        return EXIT_CONFIG, (f"error: cannot use the path{where}: {exc.strerror or exc}; fix: remove or rename what "
+                             "is in the way, or choose another store_dir= / results_dir=")
+    return None, f"{type(exc).__name__}: {exc}"
+
+
+def _hydra_plugins_only():
+    """Hydra instantiates its launcher, sweeper and ``hydra.callbacks`` from the composed config; without a
+    whitelist from code it calls whatever they name (``+hydra.callbacks.x._target_=builtins.open`` wrote a
+    file). Only Hydra's own plug-ins and installed ``hydra_plugins`` may be named there (README "Trust");
+    estimators are checked apart (:mod:`randml_core.trust`)."""
+    try:
+        from hydra.utils import execution_whitelist
+    except ImportError:  # hydra-core < 1.4 has no execution policy
+        import contextlib
+        return contextlib.nullcontext()
+    return execution_whitelist(["hydra._internal.core_plugins.*", "hydra_plugins.*"])
 
 
 def _data(args: list[str]) -> None:

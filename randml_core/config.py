@@ -4,7 +4,6 @@ Every problem is reported before any work starts, naming the bad key and the val
 """
 from __future__ import annotations
 
-import difflib
 import hashlib
 import importlib
 import importlib.util
@@ -14,40 +13,9 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
+from .errors import ConfigError, did_you_mean, target_hint  # noqa: F401  (ConfigError: re-exported)
 from .preprocess import duplicates_of
 from .protocol import KINDS, Protocol
-
-
-class ConfigError(ValueError):
-    """A malformed experiment config; the message names the key and the fix."""
-
-
-def did_you_mean(name: str, choices) -> str:
-    close = difflib.get_close_matches(str(name), list(choices), n=1)
-    return f"did you mean {close[0]!r}? " if close else ""
-
-
-def target_hint(path: str) -> str:
-    """'did you mean ...? ' for a ``_target_`` whose last importable module lacks the next name.
-
-    ``sklearn.ensemble.HistGradientBoostingClasifier`` -> ``...HistGradientBoostingClassifier``;
-    ``sklearn.ensmble.X`` -> ``sklearn.ensemble.X``. Empty when every part exists (the failure is then
-    not the path's) or when nothing close is found.
-    """
-    import pkgutil
-    parts = path.split(".")
-    for i in range(len(parts) - 1, 0, -1):
-        try:
-            module = importlib.import_module(".".join(parts[:i]))
-        except Exception:
-            continue
-        if hasattr(module, parts[i]):
-            return ""
-        names = [n for n in dir(module) if not n.startswith("_")]
-        names += [m.name for m in pkgutil.iter_modules(getattr(module, "__path__", []))]
-        close = difflib.get_close_matches(parts[i], names, n=1)
-        return f"did you mean {'.'.join(parts[:i] + close + parts[i + 1:])!r}? " if close else ""
-    return ""
 
 
 @dataclass(frozen=True)
@@ -385,6 +353,21 @@ def check_no_shadowing(config_dirs) -> None:
                     f"yours would be ignored; fix: rename yours (the file and where your experiment's defaults name "
                     f"it)" + ("; to change a shipped model, override it in your experiment (models.<key>.grid: ...)"
                               if group == "model" else ""))
+
+
+def apply_grid_overrides(cfg: dict, overrides) -> dict:
+    """Under ``profile=quick`` a model's ``quick:`` axes replace its ``grid:`` axes; a command-line override of
+    such a grid axis (``'models.lssvm.grid.C=[1.0,5.0]'``) would then be dropped without a word. Apply it to the
+    quick axis too, so what the user typed is what runs. ``overrides``: Hydra's override strings."""
+    if str((cfg.get("profile") or {}).get("name", "paper")) != "quick":
+        return cfg
+    import re
+    for line in overrides or ():
+        m = re.match(r"^\+{0,2}models\.([^.=]+)\.grid\.([^.=]+)=", str(line))
+        model = (cfg.get("models") or {}).get(m.group(1)) if m else None
+        if isinstance(model, dict) and m.group(2) in (model.get("quick") or {}):
+            model["quick"][m.group(2)] = (model.get("grid") or {}).get(m.group(2))
+    return cfg
 
 
 def build_spec(cfg: dict, config_dirs=None) -> ExperimentSpec:

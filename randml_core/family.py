@@ -31,7 +31,7 @@ import numpy as np
 
 __all__ = ["CellResult", "Split", "Family", "FAMILIES", "register_family", "evaluate_plain",
            "guard", "timed", "release_unneeded", "target_family", "target_key", "family_of", "evaluate", "skipped",
-           "make_estimator", "task_support", "TASKS"]
+           "make_estimator", "task_support", "TASKS", "warm_up"]
 
 TASKS = ("binary", "multiclass", "regression")
 
@@ -82,6 +82,9 @@ class Family:
     cache_kinds: tuple[str, ...] | None = None
     #: dataset tasks it handles; None = derived from the estimator's scikit-learn tags
     tasks: tuple[str, ...] | None = None
+    #: ``() -> None`` that compiles what the family's fits would compile on first use (numba kernels) on a
+    #: tiny input; the runner calls it once per process before any timer starts (:func:`warm_up`)
+    warmup: Callable[[], None] | None = None
 
     def handles(self) -> tuple[str, ...]:
         return self.tasks if self.tasks is not None else task_support(self.estimator())
@@ -342,6 +345,21 @@ def evaluate(family: Family, split: Split, settings: list[dict]) -> list[CellRes
     from sklearn.base import is_classifier
     est = family.estimator()
     return evaluate_plain(family, split, settings, proba=is_classifier(est) and hasattr(est, "predict_proba"))
+
+
+_WARM: set = set()  # the warm-up functions this process has run
+
+
+def warm_up(families) -> list[str]:
+    """Run each family's :attr:`Family.warmup` once per process (compilation of kernels on first use), so no
+    stored ``fit_seconds`` / ``task_seconds`` includes it. Returns the names of the families warmed now."""
+    done = []
+    for fam in families:
+        if fam.warmup is not None and fam.warmup not in _WARM:
+            fam.warmup()
+            _WARM.add(fam.warmup)
+            done.append(fam.name)
+    return done
 
 
 def skipped(settings: list[dict], reason: str) -> list[CellResult]:

@@ -57,8 +57,22 @@ def accuracy(y_true, y_pred) -> float:
 
 
 def rmse(y_true, y_pred) -> float:
-    d = np.asarray(y_true, float) - np.asarray(y_pred, float)
-    return float(np.sqrt(np.mean(d * d)))
+    """Root mean squared error. Where the squares overflow (targets near 1e200) it is computed on the errors
+    scaled by their largest magnitude, so it stays finite whenever the answer is; the plain formula
+    otherwise (the same bits as every stored value)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        d = np.asarray(y_true, float) - np.asarray(y_pred, float)
+        value = float(np.sqrt(np.mean(d * d)))
+    if not np.isfinite(value) and np.isfinite(d).all() and len(d):
+        scale = float(np.max(np.abs(d)))
+        value = scale * float(np.sqrt(np.mean((d / scale) ** 2))) if scale > 0 else 0.0
+    return value
+
+
+def mae(y_true, y_pred) -> float:
+    """Mean absolute error (``inf`` where the errors exceed the float range: the runner stores that cell failed)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return float(np.mean(np.abs(np.asarray(y_true) - y_pred)))
 
 
 def log_loss(y_true, proba, labels) -> float:

@@ -29,15 +29,17 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from .config import ExperimentSpec, Variant, check_backend
-from .data import DataSourceError, load_dataset
-from .metrics import classification_scores, log_loss, rmse
-from .family import Split, evaluate, family_of, is_registered, release_unneeded, skipped, target_key
+from .data import load_dataset
+from .data.loading import data_error, is_unavailable
+from .metrics import classification_scores, log_loss, mae, rmse
+from .prediction import run_summary
+from .family import Split, evaluate, family_of, is_registered, release_unneeded, skipped, target_key, warm_up
 from .preprocess import (PREPROCESSING, PREPROCESSINGS, _minmax, _standard, duplicates_of,  # noqa: F401
                          preprocess, preprocessing_of)
 from .protocol import SplitSpec
 from .provenance import code_version, package_versions
 from .leases import HEARTBEAT_SECONDS, STALE_SECONDS, Leases, task_id
-from .store import Store
+from .store import Store, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -147,11 +149,11 @@ def make_plan(spec: ExperimentSpec, splits: bool = True) -> Plan:
     for name in spec.datasets:
         try:
             ds = load_dataset(name)
-        except DataSourceError as exc:  # needs a download (or the download/cache failed): say so, go on
-            unavailable[name] = str(exc)
-            continue
         except Exception as exc:
-            raise PlanError(f"dataset {name!r} cannot be used: {exc}") from exc
+            if is_unavailable(exc):  # not on this machine (needs a download, or it failed): say so, go on
+                unavailable[name] = str(exc)
+                continue
+            raise PlanError(data_error(name, exc)) from exc  # malformed, corrupt, invalid, too large: exit 2
         datasets[name] = ds
         if ds.is_sparse and (spec.options.get("preprocessing") or "minmax") != "none":
             raise PlanError(f"dataset {name!r} has sparse features; preprocessing={spec.options.get('preprocessing') or 'minmax'!r} "
@@ -206,7 +208,7 @@ def score(problem: str, y_true, y_pred, labels, proba=None) -> dict[str, float]:
     """The per-fold metrics of one prediction: classification (GMean, balanced accuracy,
     accuracy, and log loss when probabilities are given) or regression (RMSE, MAE)."""
     if problem == "regression":
-        return {"rmse": rmse(y_true, y_pred), "mae": float(np.mean(np.abs(np.asarray(y_true) - y_pred)))}
+        return {"rmse": rmse(y_true, y_pred), "mae": mae(y_true, y_pred)}
     out = classification_scores(y_true, y_pred, labels)
     if proba is not None:
         out["log_loss"] = log_loss(y_true, proba, labels)
@@ -262,8 +264,14 @@ def run_task(X, y, task: Task, options: dict, problem: str = "binary") -> list[d
                        "converged": bool(r.converged), "fit_seconds": r.fit_seconds,
                        "predict_seconds": r.predict_seconds}
                 row.update({f"p_{k}": v for k, v in c.params.items()})
-                if r.error is None and len(te):
-                    row.update(score(problem, y[te], r.y_pred, labels, r.proba))
+                scores = score(problem, y[te], r.y_pred, labels, r.proba) if r.error is None and len(te) else None
+                bad = sorted(k for k, v in (scores or {}).items() if not np.isfinite(v))
+                if bad:  # inf / NaN predictions, or a metric beyond the float range: never stored as ok
+                    row.update(status="failed", error=f"ValueError: {', '.join(bad)} is not finite (the predictions "
+                               "hold inf or NaN, or the errors exceed the float range)")
+                    scores = None
+                if scores is not None:
+                    row.update(scores)
                     if r.staged:
                         row["staged"] = _staged_json(problem, y[te], labels, r.staged)
                 else:
@@ -430,13 +438,14 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
             for task, missing in incomplete]
     total = sum(len(t.cells) for _, t in todo)
     log.info("%s: %d cells to compute, %d already stored", spec.name, total, n_cached)
-    from .planview import run_summary  # planview imports this module
-    print(run_summary(plan, stored, [t for _, t in todo], workers or n_jobs, shard), file=sys.stderr)
+    print(run_summary(plan, stored, [t for _, t in todo], workers or n_jobs, shard_tasks(plan.tasks, shard), shard),
+          file=sys.stderr)
     bar = Progress(total, spec.name, progress)
     provenance: dict = {}
     if todo:  # git and package metadata (~0.1 s), joblib (~0.1 s): only for a run that computes cells
         from joblib import delayed
 
+        _warm_up_here([t for _, t in todo])
         from .backends import executor
         sha, dirty = code_version()
         provenance = {"experiment": spec.name, "code_version": sha, "code_dirty": dirty,
@@ -553,6 +562,8 @@ class _NewKeys:
                 frame = self.store.read_part(p, ["key"])
             except FileNotFoundError:
                 continue  # compacted away meanwhile: its rows are in the merged part, read next time
+            except StoreError:
+                continue  # could not be read now (permissions, open files, memory): not corrupt, try again later
             except Exception as exc:  # a bad part: its cells count as missing (the next full read quarantines it)
                 log.warning("store: %s is unreadable (%s); its cells count as missing", p, exc)
                 self.seen.add(p.name)
@@ -584,10 +595,34 @@ def _sigterm_as_interrupt():
         signal.signal(signal.SIGTERM, previous)
 
 
+def _families_of(cells) -> list:
+    """The distinct families of some cells (registered ones by name, ``_target_`` ones by their node)."""
+    seen: dict = {}
+    for c in cells:
+        target = None if c.variant.target is None else json.dumps(c.variant.target, sort_keys=True)
+        seen.setdefault((c.variant.family, target), None)
+    return [family_of(f, None if t is None else json.loads(t)) for f, t in seen]
+
+
+def _warm_up_here(tasks) -> None:
+    """Compile the families' kernels in this process before the workers start, with a line saying so: the
+    first use on a machine compiles (about a minute; numba caches the result on disk), and the workers
+    then load them from that cache before their timers start."""
+    families = [f for f in _families_of(c for t in tasks for c in t.cells) if f.warmup is not None]
+    if families:
+        print(f"randml run: preparing the compiled kernels of {', '.join(sorted({f.name for f in families}))} "
+              "(the first use on this machine compiles them, about a minute; never inside a timed fit)",
+              file=sys.stderr)
+        t0 = time.perf_counter()
+        warm_up(families)
+        log.info("kernels ready in %.1f s", time.perf_counter() - t0)
+
+
 def _run_task_with_meta(X, y, task, options, problem="binary"):
     # worker processes start fresh: families of modules outside experiments/ (experiment.plugins) are imported here
     for module in options.get("plugins") or []:
         importlib.import_module(module)
+    warm_up(_families_of(task.cells))  # kernels compile (or load from numba's disk cache) before any timer
     t0 = time.perf_counter()
     rows = run_task(X, y, task, options, problem)
     seconds = time.perf_counter() - t0  # the whole task: preprocessing, shared work and every cell

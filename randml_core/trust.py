@@ -31,7 +31,7 @@ import os
 import sys
 from pathlib import Path
 
-from .config import ConfigError
+from .errors import ConfigError, longest_module
 
 __all__ = ["FACTORIES", "SHIPPED_PACKAGES", "check_target_node", "check_estimator", "check_plugin_module",
            "check_data_path", "data_roots", "validated_targets"]
@@ -106,11 +106,9 @@ def _target_allowed_module(path: str) -> bool:
 def _resolve(path: str):
     """The object named by a dotted path (the longest importable module prefix, then attributes)."""
     parts = path.split(".")
-    for i in range(len(parts) - 1, 0, -1):
-        try:
-            obj = importlib.import_module(".".join(parts[:i]))
-        except ImportError:
-            continue
+    found = longest_module(parts)
+    if found is not None:
+        obj, i = found
         for name in parts[i:]:
             obj = getattr(obj, name)
         return obj
@@ -170,7 +168,7 @@ def check_target_node(node: dict, where: str) -> list[str]:
         try:
             obj = _resolve(target)
         except (ImportError, AttributeError) as exc:
-            from .config import target_hint
+            from .errors import target_hint
             raise ConfigError(f"{key}._target_={target!r} cannot be found ({exc}); {target_hint(target)}"
                               "fix: _target_ is the import path of an estimator class") from None
         if not (_is_estimator_class(obj) or _is_kernel_class(obj) or _is_factory(obj)):

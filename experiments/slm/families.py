@@ -40,6 +40,7 @@ from randml_core.models.slm import (
     SLMForestRegressor,
     SLMRegressor,
 )
+from randml_core.models.slm_ensemble import warmup as slm_warmup
 
 __all__ = ["StagedRandomForestClassifier", "StagedXGBClassifier", "TargetScaledSVR", "model_size",
            "svm_parameters", "FAMILIES_SLM"]
@@ -174,7 +175,10 @@ def _family(name, estimator, proba=False, staged=False, version="1") -> Family:
     def evaluate(split, settings):
         return evaluate_plain(fam, split, settings, staged=staged, proba=proba, extras=model_size)
 
-    return Family(name, estimator, version, evaluate)
+    # the SLM estimators' numba kernels compile on first use: before any timer (randml_core.family.warm_up)
+    compiled = estimator in (SLMClassifier, SLMRegressor, SLMForestClassifier, SLMForestRegressor, SLMBoostClassifier,
+                             SLMBoostRegressor)
+    return Family(name, estimator, version, evaluate, warmup=slm_warmup if compiled else None)
 
 
 class _DTClassifier(DecisionTreeClassifier):

@@ -45,7 +45,6 @@ fix, which those libraries' messages do not.
 from __future__ import annotations
 
 import difflib
-import os
 import warnings
 from pathlib import Path
 
@@ -53,7 +52,7 @@ from ..trust import check_data_path
 from .cards_generated import is_generated
 from .registry import _REGISTRY, TASKS, DatasetSpec, origin_of, register
 from .sources import (GeneratedSource, KeelSource, OpenMLSource, PackageFileSource, SklearnSource, Source,
-                      SyntheticSource, TabularFileSource, repo_root)
+                      SyntheticSource, TabularFileSource)
 from .sources.generated import registered_generator
 
 __all__ = ["CardError", "CardWarning", "CARD_KEYS", "SOURCE_KEYS", "read_card", "card_spec", "register_cards",
@@ -330,8 +329,8 @@ def card_spec(path) -> DatasetSpec | None:
 
 def primary_config_dir() -> Path:
     """The repository's config dir: ``$RANDML_CONF`` if set (as ``randml`` reads it), else ``<repo>/conf``."""
-    env = os.environ.get("RANDML_CONF")
-    return Path(env).expanduser().resolve() if env else repo_root() / "conf"
+    from ..paths import conf_dir
+    return conf_dir()
 
 
 def config_dirs(extra=()) -> list[Path]:

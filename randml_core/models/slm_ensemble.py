@@ -574,3 +574,24 @@ class SLMBoostRegressor(RegressorMixin, _BaseSLMBoost):
 
     def predict(self, X):
         return self._raw(X)[:, 0]
+
+
+def warmup() -> None:
+    """Fit every SLM estimator once on a tiny input (binary, 3-class, regression), so numba compiles (or loads
+    from its disk cache) the split kernels of :mod:`.slm_split_kernels` here, not inside a timed fit. The
+    runner calls it once per process before any timer starts (``Family.warmup``)."""
+    from .slm_tree import SLMClassifier, SLMRegressor
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 4))
+    y2, y3, yr = (X[:, 0] > 0).astype(np.int64), np.arange(60, dtype=np.int64) % 3, X @ np.arange(1.0, 5.0)
+    for est, y in [(SLMClassifier(), y2), (SLMClassifier(), y3), (SLMRegressor(), yr),
+                   (SLMForestClassifier(n_estimators=2, random_state=0), y2),
+                   (SLMForestClassifier(n_estimators=2, random_state=0), y3),
+                   (SLMForestRegressor(n_estimators=2, random_state=0), yr),
+                   (SLMBoostClassifier(n_estimators=2, random_state=0), y2),
+                   (SLMBoostClassifier(n_estimators=2, random_state=0), y3),
+                   (SLMBoostRegressor(n_estimators=2, random_state=0), yr)]:
+        est.fit(X, y)
+        est.predict(X)
+        if hasattr(est, "predict_proba"):
+            est.predict_proba(X)

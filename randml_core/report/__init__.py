@@ -48,7 +48,7 @@ def build_report(spec: ExperimentSpec, store_dir: str, results_dir: str, *,
     ``experiment.snapshot``); by default only the ``paper`` profile is. When it is not, everything goes
     to :func:`scratch_dir`. An experiment that names no report module gets the generic table
     (:mod:`randml_core.report.generic`)."""
-    from ..results import current_rows
+    from ..rows import current_rows
     if committed is None:
         committed = spec.profile == "paper"
     out = Path(results_dir) if committed else scratch_dir(results_dir, spec.name)

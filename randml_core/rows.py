@@ -1,0 +1,23 @@
+"""Which stored rows belong to a config: the plan's keys matched against the store. Below both readers
+of results (:mod:`randml_core.report` and :mod:`randml_core.results`), so neither imports the other."""
+from __future__ import annotations
+
+import os
+
+from .store import Store
+
+__all__ = ["current_rows"]
+
+
+def current_rows(spec, store_dir: str | os.PathLike):
+    """``(frame, plan, keys)``: the stored rows (every fold and status) whose key belongs to the plan
+    of ``spec``, that plan, and its keys. Plans without downloading (a set that needs one is listed
+    in ``plan.unavailable``). ``randml report`` and :func:`load` both select rows this way."""
+    from .data.sources import no_downloads
+    from .runner import make_plan  # plan = which keys belong to this config; no model is called
+    with no_downloads():
+        plan = make_plan(spec)
+    keys = {c.key for _, c in plan.cells()}
+    frame = Store(store_dir, spec.store).read()
+    frame = frame[frame["key"].isin(keys)].reset_index(drop=True) if len(frame) else frame
+    return frame, plan, keys
