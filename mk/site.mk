@@ -6,9 +6,9 @@ site: $(STAMP)
 	$(PY) -m randml_core.site build
 
 # Build the site, resolve every link and image, load every page in headless Chromium (Debian's
-# `chromium`, installed here if missing: needs root or sudo), fail on console errors, check that
-# tables sort, write results/site/screenshots/<page>.png (about 30 s).
+# `chromium`, installed by CI's own step `.ci/run setup` if missing: needs root or sudo), fail on console
+# errors or anything wider than the window, check that tables sort, write results/site/screenshots/<page>.png
+# (about 30 s).
 site-check: $(STAMP)
-	@command -v chromium >/dev/null 2>&1 || { SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
-		$$SUDO apt-get update && $$SUDO apt-get install -y chromium; }
+	.ci/run setup
 	$(PY) -m randml_core.site check

@@ -62,7 +62,7 @@ header.site a { color: #fff; text-decoration: none; }
 header.site a.home { font-weight: 700; font-size: 1.1rem; }
 header.site nav a { margin-right: 1rem; opacity: 0.85; }
 header.site nav a[aria-current] { opacity: 1; text-decoration: underline; }
-main { max-width: 1200px; margin: 0 auto; padding: 1rem 1.5rem 3rem; }
+main { max-width: 1320px; margin: 0 auto; padding: 1rem 1.5rem 3rem; }
 h1 { font-size: 1.7rem; margin: 0.8rem 0 0.3rem; }
 h2 { font-size: 1.35rem; border-bottom: 2px solid var(--line); padding-bottom: 0.2rem; margin-top: 2.2rem; }
 h3 { font-size: 1.12rem; margin-top: 1.6rem; }
@@ -72,15 +72,28 @@ nav.toc { background: var(--bg-alt); border: 1px solid var(--line); border-radiu
 nav.toc a { margin-right: 1rem; }
 a { color: var(--accent); }
 code { font-size: 0.88em; background: var(--bg-alt); padding: 0 0.2em; border-radius: 3px; }
-.scroll { overflow-x: auto; margin: 0.6rem 0; }
+/* a table wider than the page scrolls inside its box; a shadow at an edge says there is more that way */
+.scroll { overflow-x: auto; max-width: 100%; margin: 0.6rem 0;
+  background: linear-gradient(to right, #fff 30%, rgba(255,255,255,0)) left / 2rem 100% no-repeat local,
+              linear-gradient(to left, #fff 30%, rgba(255,255,255,0)) right / 2rem 100% no-repeat local,
+              radial-gradient(farthest-side at 0 50%, rgba(0,0,0,0.2), rgba(0,0,0,0)) left / 0.8rem 100% no-repeat scroll,
+              radial-gradient(farthest-side at 100% 50%, rgba(0,0,0,0.2), rgba(0,0,0,0)) right / 0.8rem 100% no-repeat scroll; }
+img { max-width: 100%; height: auto; }
 table { border-collapse: collapse; font-size: 0.86rem; }
-th, td { border: 1px solid var(--line); padding: 0.25rem 0.5rem; vertical-align: top; text-align: left; }
-thead th { background: var(--bg-alt); position: sticky; top: 0; }
-table.sortable thead th { cursor: pointer; user-select: none; white-space: nowrap; }
-table.sortable thead th::after { content: " \\2195"; color: #9aa5b5; font-size: 0.8em; }
-table.sortable thead th[aria-sort=ascending]::after { content: " \\25B2"; color: var(--fg); }
-table.sortable thead th[aria-sort=descending]::after { content: " \\25BC"; color: var(--fg); }
-tbody tr:nth-child(even) { background: #fafbfc; }
+th, td { border: 1px solid var(--line); padding: 0.25rem 0.4rem; vertical-align: top; text-align: left; }
+thead th { background: rgba(40, 70, 120, 0.07); position: sticky; top: 0; }
+table.sortable thead th { cursor: pointer; user-select: none; }
+table.sortable thead th::after { content: "\\00a0\\2195"; color: #9aa5b5; font-size: 0.8em; }
+table.sortable thead th[aria-sort=ascending]::after { content: "\\00a0\\25B2"; color: var(--fg); }
+table.sortable thead th[aria-sort=descending]::after { content: "\\00a0\\25BC"; color: var(--fg); }
+tbody tr:nth-child(even) { background: rgba(40, 70, 120, 0.025); }
+abbr.mark { text-decoration: none; font-style: italic; font-weight: 600; color: var(--muted); cursor: help;
+  border: 1px solid var(--line); border-radius: 0.7em; padding: 0 0.4em; font-size: 0.85em; }
+ul.legend { list-style: none; padding: 0; margin: -0.2rem 0 0.8rem; font-size: 0.82rem; color: var(--muted); }
+ul.legend li { margin: 0.1rem 0; }
+.pair { display: flex; flex-wrap: wrap; gap: 1rem; align-items: flex-start; margin: 1rem 0; }
+.pair figure { flex: 2 1 560px; margin: 0; }
+.pair figure:first-child { flex: 1 1 360px; }
 tr.substitute td { background: #fff6e5; }
 .artefact { border: 1px solid var(--line); border-radius: 6px; padding: 0.2rem 1rem 0.6rem; margin: 1rem 0; }
 .files { font-size: 0.85rem; color: var(--muted); }
@@ -100,5 +113,5 @@ summary { cursor: pointer; }
 .v-download { background: #fff; color: #5b6575; border-color: #b9c0cc; }
 .placeholder { color: var(--muted); font-style: italic; }
 footer { color: var(--muted); font-size: 0.8rem; border-top: 1px solid var(--line); margin-top: 3rem; padding: 0.6rem 0 1.5rem; }
-footer .wrap { max-width: 1200px; margin: 0 auto; padding: 0 1.5rem; }
+footer .wrap { max-width: 1320px; margin: 0 auto; padding: 0 1.5rem; }
 """

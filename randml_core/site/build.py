@@ -3,8 +3,10 @@ experiment, when its report is in ``results/tables``), ``datasets.html``.
 
 Pages are plain HTML with relative links to the files in ``results/tables`` and
 ``results/figures`` (nothing is copied), one stylesheet and one small sorting script; they open
-from disk in a browser without a server or network. Every file is written atomically, and a page
-the build no longer makes is removed. The output depends only on the inputs (no timestamps).
+from disk in a browser without a server or network. The site draws one figure of its own: beside each
+CD diagram, a datasets x models heatmap of the table's ranks (``heatmaps/<table>_heatmap.png``,
+:mod:`.heatmap`). Every file is written atomically, and a page or heatmap the build no longer makes is
+removed. The output depends only on the inputs (no timestamps).
 """
 from __future__ import annotations
 
@@ -16,13 +18,14 @@ import pandas as pd
 
 from ..provenance import REPO_ROOT
 from ..results import make_target
-from . import assets
-from .files import write_text
+from . import assets, heatmap
+from .files import write_bytes, write_text
 from .mdrender import badge, render, render_inline, section_of, tables_after_heading
 from .papers import PAPERS, Artefacts, Paper, published, artefacts, code_versions, experiments, siblings
 
 CSV_ROWS_SHOWN = 400  # a data CSV with more rows is linked, not shown
 LEADERBOARD = "leaderboard"  # the cross-paper experiment (conf/experiment/leaderboard.yaml): a page of its own
+HEATMAPS = "heatmaps"  # the site's own figures (one per CD diagram), under the site's folder
 esc = html.escape
 
 
@@ -33,6 +36,7 @@ class Site:
         self.arts = {p.key: artefacts(p, self.results) for p in PAPERS}
         self.experiments = experiments(self.repo / "conf")
         self.leaderboard = leaderboard_artefacts(self.results)
+        self.heatmaps: dict[str, bytes] = {}  # file name in HEATMAPS -> PNG, filled while the pages are made
 
     # -- helpers ---------------------------------------------------------------------------------
     def href(self, path: Path) -> str:
@@ -44,6 +48,23 @@ class Site:
 
     def md(self, path: Path, demote: int = 2, **kw) -> str:
         return render(path.read_text(errors="replace"), self.out, path.parent, demote, **kw)
+
+    def figure(self, path: Path) -> str:
+        """A figure with links to its formats; a CD diagram gets the heatmap of its table beside it."""
+        links = " ".join(f'<a href="{self.href(q)}">{esc(q.suffix[1:])}</a>' for q in siblings(path))
+        fig = (f'<figure id="{esc(path.stem)}"><img src="{self.href(path)}" alt="{esc(path.stem)}">'
+               f"<figcaption>{esc(path.stem)}: {links}</figcaption></figure>")
+        png = heatmap.heatmap_png(path, self.results / "tables")
+        if png is None:
+            return fig
+        name = f"{path.stem[: -len(heatmap.CD_SUFFIX)]}_heatmap.png"
+        self.heatmaps[name] = png
+        csv = heatmap.table_of(path, self.results / "tables")
+        return (f'<div class="pair">{fig}<figure id="{esc(Path(name).stem)}"><img src="{HEATMAPS}/{name}" '
+                f'alt="{esc(Path(name).stem)}"><figcaption>The ranks behind the diagram, per dataset, from '
+                f'<a href="{self.href(csv)}">{esc(csv.name)}</a> (1 = best; grey = no score). A model\'s average '
+                "rank (in brackets) is over the datasets where it has a score; the diagram ranks only the "
+                "datasets where every model has one. Drawn by the site build.</figcaption></figure></div>")
 
     def page(self, name: str, title: str, body: str) -> str:
         nav = [("index.html", "Overview"), *[(f"{p.key}.html", p.short) for p in PAPERS],
@@ -113,11 +134,7 @@ relative links: no server, no network. Click a table header to sort.</div></foot
         if not (a.tables or a.data):
             parts.append('<p class="placeholder">No tables in results/tables yet.</p>')
         parts.append('<h2 id="figures">Figures</h2>')
-        for path in a.figures:
-            parts.append(f'<figure id="{esc(path.stem)}"><img src="{self.href(path)}" alt="{esc(path.stem)}">'
-                         f'<figcaption>{esc(path.stem)}: '
-                         + " ".join(f'<a href="{self.href(q)}">{esc(q.suffix[1:])}</a>' for q in siblings(path))
-                         + "</figcaption></figure>")
+        parts += [self.figure(path) for path in a.figures]
         if not a.figures:
             parts.append('<p class="placeholder">No figures for this paper.</p>')
         parts.append('<h2 id="statistics">Statistics</h2>')
@@ -157,9 +174,7 @@ relative links: no server, no network. Click a table header to sort.</div></foot
         if not a.stats:
             parts.append('<p class="placeholder">No statistics: the report writes them with the tables.</p>')
         parts.append('<h2 id="figures">Figures</h2>')
-        parts += [f'<figure id="{esc(p.stem)}"><img src="{self.href(p)}" alt="{esc(p.stem)}"><figcaption>'
-                  f'{esc(p.stem)}: ' + " ".join(f'<a href="{self.href(q)}">{esc(q.suffix[1:])}</a>' for q in siblings(p))
-                  + "</figcaption></figure>" for p in a.figures]
+        parts += [self.figure(p) for p in a.figures]
         parts.append('<h2 id="compute">Compute</h2>')
         parts += [f'<article class="artefact">{self.files_line(p)}{self.md(p)}</article>' for p in a.bench]
         if not a.bench:
@@ -318,7 +333,11 @@ def build_site(results: str | os.PathLike = REPO_ROOT / "results", out: str | os
     written = [write_text(out / "assets" / "site.css", assets.SITE_CSS),
                write_text(out / "assets" / "sort.js", assets.SORT_JS)]
     written += [write_text(out / name, text) for name, text in pages.items()]
-    for stale in out.glob("*.html"):
-        if stale.name not in pages:
-            stale.unlink()
+    if site.heatmaps:
+        (out / HEATMAPS).mkdir(parents=True, exist_ok=True)
+    written += [write_bytes(out / HEATMAPS / name, png) for name, png in sorted(site.heatmaps.items())]
+    stale = [p for p in out.glob("*.html") if p.name not in pages]
+    stale += [p for p in out.glob(f"{HEATMAPS}/*.png") if p.name not in site.heatmaps]
+    for path in stale:
+        path.unlink()
     return written

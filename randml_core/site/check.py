@@ -5,12 +5,12 @@ Chromium without console errors, its tables sort, and a screenshot is written.
 ``href`` / ``src`` against the page's directory (fragments against the target page's ids).
 ``check_browser`` drives the system Chromium (Debian's ``chromium``) through Playwright's Python
 package (no browser download): it records console errors, uncaught exceptions and failed requests,
-checks that every image decoded, clicks a numeric column's header of each page's first sortable
-table and verifies the order from the cell texts, and saves a 1280 x 2000 screenshot per page.
+checks that every image decoded, that nothing is wider than the page (a wide table scrolls inside its
+box), clicks a numeric column's header of each page's first sortable table and verifies the order from
+the cell texts, and saves a 1280 x 2000 screenshot per page.
 """
 from __future__ import annotations
 
-import io
 import re
 import shutil
 import tempfile
@@ -18,7 +18,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from .files import write_bytes
+from .files import quantized_png, write_bytes
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -100,6 +100,14 @@ def _numbers(cells: list[list[str]], col: int) -> list[float]:
 
 
 ROWS_JS = """t => Array.from(t.tBodies[0].rows, r => Array.from(r.cells, c => c.textContent))"""
+#: the page's width and, per table, [its width, its box's width and right edge, whether the box scrolls]
+WIDTHS_JS = """() => ({page: document.documentElement.scrollWidth, window: document.documentElement.clientWidth,
+  tables: Array.from(document.querySelectorAll("table"), t => {
+    const box = t.parentElement, r = t.getBoundingClientRect(), b = box.getBoundingClientRect();
+    const scrolls = ["auto", "scroll"].includes(getComputedStyle(box).overflowX);
+    return [Math.ceil(t.scrollWidth), Math.floor(box.clientWidth), Math.ceil(scrolls ? b.right : r.right), scrolls,
+            r.width > 0];
+  })})"""
 
 
 def check_browser(site: str | Path, screenshots: str | Path | None = None, chromium: str = CHROMIUM,
@@ -112,7 +120,7 @@ def check_browser(site: str | Path, screenshots: str | Path | None = None, chrom
     if not Path(chromium).exists() and not shutil.which(chromium):
         return [f"Chromium not found at {chromium}: apt-get update && apt-get install -y chromium "
                 "(make site-check does this)"], {}
-    problems, facts = [], {"pages": [], "sorted": [], "screenshots": []}
+    problems, facts = [], {"pages": [], "sorted": [], "screenshots": [], "tables": []}
     with tempfile.TemporaryDirectory(prefix="randml-chromium-") as profile, sync_playwright() as pw:
         ctx = pw.chromium.launch_persistent_context(profile, executable_path=chromium, headless=True,
                                                     args=FLAGS, viewport=WINDOW)
@@ -133,13 +141,32 @@ def check_browser(site: str | Path, screenshots: str | Path | None = None, chrom
                 if screenshots is not None:  # before sorting, which scrolls the page and reorders rows
                     png = page.screenshot(type="png")
                     out = Path(screenshots) / f"{path.stem}.png"
-                    write_bytes(out, _quantized(png) if quantize else png)
+                    write_bytes(out, quantized_png(png) if quantize else png)
                     facts["screenshots"].append(out)
+                problems += _check_widths(page, path.name, facts)
                 problems += _check_sorting(page, path.name, facts)
                 page.close()
         finally:
             ctx.close()
     return problems, facts
+
+
+def _check_widths(page, name: str, facts: dict) -> list[str]:
+    """Nothing wider than the window: the page does not scroll sideways, and every shown table ends inside
+    the page (a wider table in a box that scrolls, the box inside the page). Records each shown table as
+    facts["tables"]: (page, index, table width, box width, scrolls) in CSS pixels."""
+    w = page.evaluate(WIDTHS_JS)
+    problems = []
+    if w["page"] > w["window"]:
+        problems.append(f"{name}: the page is {w['page']} px wide in a {w['window']} px window (scrolls sideways)")
+    for i, (width, box, right, scrolls, shown) in enumerate(w["tables"]):
+        if not shown:
+            continue
+        facts["tables"].append((name, i, width, box, scrolls))
+        if right > w["window"]:
+            problems.append(f"{name}: table {i} ({width} px) ends at {right} px, past the {w['window']} px window"
+                            + ("" if scrolls else "; put it in a <div class=\"scroll\"> (overflow-x: auto)"))
+    return problems
 
 
 def _check_sorting(page, name: str, facts: dict) -> list[str]:
@@ -166,12 +193,3 @@ def _check_sorting(page, name: str, facts: dict) -> list[str]:
             return [f"{name}: sorting table {i} changed its cells"]
         return []
     return []
-
-
-def _quantized(png: bytes) -> bytes:
-    """The screenshot as a 256-colour PNG (a third of the size for pages of text and plots)."""
-    from PIL import Image
-    img = Image.open(io.BytesIO(png)).convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT)
-    buf = io.BytesIO()
-    img.save(buf, format="PNG", optimize=True)
-    return buf.getvalue()

@@ -8,6 +8,10 @@ Every table gets the ``sortable`` class and a scrolling wrapper; relative links 
 rewritten to stay valid from the page's directory; raw HTML in the markdown is escaped, except
 lines that hold only an HTML comment (markers such as ``<!-- claims-status:start -->``), which are
 dropped: GitHub hides them and ends a table there, so the site does too.
+
+Tables stay narrow enough to read: a note repeated in the body cells of a table ("not run (skipped by
+rule, see below)", "needs download: `make data`") becomes a short mark (a, b, ...; the full text on
+hover) with a legend under the table, and "mean ± std" breaks before the "±", never inside a number.
 """
 from __future__ import annotations
 
@@ -31,13 +35,69 @@ CLASS = {w: c for w, c in VERDICTS}
 COMMENT_LINE = re.compile(r"^[ \t]*<!--.*?-->[ \t]*(?:\n|$)", re.MULTILINE)
 
 
+#: a cell that starts with a number ("0.857 ± 0.027", "+0.54", "98.69") is a value, never a note
+NUMBER = re.compile(r"^[\u2212+-]?(\d+\.?\d*|\.\d+)")
+NOTE_MIN_CHARS = 16  # a repeated cell text at least this long (and not a value or a verdict) becomes a mark
+
+
 def new_md() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False}).enable("table")
     md.add_render_rule("table_open", lambda self, tokens, idx, options, env:
                        '<div class="scroll">' + self.renderToken(tokens, idx, options, env))
     md.add_render_rule("table_close", lambda self, tokens, idx, options, env:
-                       self.renderToken(tokens, idx, options, env) + "</div>\n")
+                       self.renderToken(tokens, idx, options, env) + "</div>\n"
+                       + (tokens[idx].meta or {}).get("legend", ""))
     return md
+
+
+def _is_note(text: str) -> bool:
+    """A cell text that may become a mark: long, not a value, not a verdict, not a quotation."""
+    text = text.strip()
+    return (len(text) >= NOTE_MIN_CHARS and not NUMBER.match(text) and not ANY_CASE.match(text)
+            and not text.startswith(('"', "\u201c", "**")))
+
+
+def _body_cells(tokens: list[Token], start: int) -> tuple[list[int], int]:
+    """Indices of the inline tokens of the body cells (first column left out) of the table opened at
+    ``start``, and the index of its ``table_close``."""
+    cells, col, i = [], 0, start
+    while tokens[i].type != "table_close":
+        if tokens[i].type == "tr_open":
+            col = 0
+        elif tokens[i].type == "td_open":
+            if col > 0:
+                cells.append(i + 1)
+            col += 1
+        i += 1
+    return cells, i
+
+
+def _marks(tokens: list[Token]) -> None:
+    """Replace each note repeated in a table's body cells by a mark, and hang the legend on the table's
+    ``table_close`` (rendered after the scrolling box, so it stays in view)."""
+    for start in [i for i, t in enumerate(tokens) if t.type == "table_open"]:
+        cells, close = _body_cells(tokens, start)
+        texts = [tokens[i].content.strip() for i in cells]
+        notes = [t for t in dict.fromkeys(texts) if _is_note(t) and texts.count(t) > 1]
+        if not notes:
+            continue
+        label = {note: chr(ord("a") + k) if k < 26 else str(k + 1) for k, note in enumerate(notes)}
+        for i, text in zip(cells, texts):
+            if text in label:
+                tokens[i].children = [_html(_mark(label[text], text))]
+        items = "".join(f"<li>{_mark(label[n], n)} {render_inline(n)}</li>" for n in notes)
+        tokens[close].meta = {**(tokens[close].meta or {}), "legend": f'<ul class="legend">{items}</ul>\n'}
+
+
+def _mark(label: str, note: str) -> str:
+    plain = re.sub(r"[`*_]", "", note)
+    return f'<abbr class="mark" title="{html.escape(plain)}">{html.escape(label)}</abbr>'
+
+
+def _html(content: str) -> Token:
+    tok = Token("html_inline", "", 0)
+    tok.content = content
+    return tok
 
 
 def badge(word: str) -> str:
@@ -102,6 +162,7 @@ def render(text: str, page_dir: Path, source_dir: Path | None = None, demote: in
     ``row_class(header, cells)`` may name a class for a table body row (cells as plain text)."""
     md = new_md()
     tokens = md.parse(COMMENT_LINE.sub("\n", text))
+    _marks(tokens)
     header: list[str] = []
     for i, tok in enumerate(tokens):
         if tok.type in ("heading_open", "heading_close"):
@@ -122,6 +183,8 @@ def render(text: str, page_dir: Path, source_dir: Path | None = None, demote: in
                 tok.attrSet("class", cls)
         elif tok.type == "inline" and tok.children is not None:
             cell = i > 0 and tokens[i - 1].type == "td_open"  # body cells only: headers name columns
+            if cell:
+                _no_break_after_plus_minus(tok.children)
             tok.children = _badge_inline(tok.children, cell)
             for child in tok.children:
                 if child.type == "link_open":
@@ -129,6 +192,13 @@ def render(text: str, page_dir: Path, source_dir: Path | None = None, demote: in
                 elif child.type == "image":
                     child.attrSet("src", _relink(str(child.attrGet("src")), source_dir, page_dir))
     return md.renderer.render(tokens, md.options, {})
+
+
+def _no_break_after_plus_minus(children: list[Token]) -> None:
+    """'0.857 ± 0.027' may wrap before the '±' only: a narrow column shows the mean over '± std'."""
+    for child in children:
+        if child.type == "text":
+            child.content = child.content.replace(" \u00b1 ", " \u00b1\u00a0")
 
 
 def render_inline(text: str) -> str:
