@@ -17,7 +17,7 @@ ARGS     ?=
 RUN_OPTS := profile=$(PROFILE) n_jobs=$(JOBS) $(if $(REPEATS),protocol.repeats=$(REPEATS)) $(if $(INNER),protocol.inner_splits=$(INNER)) $(ARGS)
 
 EXP ?= eem_table4
-.PHONY: leaderboard leaderboard-full stats compare bench-eem bench-pri bench-eem-scaling all venv table4 table4-r10 table4-unbalanced table5 table1 table3 table6 fig3 eem pri pri-quick test lint report bench status data clean
+.PHONY: leaderboard leaderboard-full stats compare bench-startup bench-eem bench-pri bench-eem-scaling all venv table4 table4-r10 table4-unbalanced table5 table1 table3 table6 fig3 eem pri pri-quick test lint report bench status data clean
 
 all: table4
 
@@ -115,6 +115,10 @@ data: $(STAMP)
 
 clean:
 	rm -rf results/store results/logs results/multirun .pytest_cache
+
+# Wall time of every command (cold, cached) on a 1080-cell config-only _target_ experiment: results/tables/bench_startup.md
+bench-startup: $(STAMP)
+	$(PY) scripts/bench_startup.py $(ARGS)
 
 # EEM O(N h^2) scaling (n up to 500k, h up to 1000): results/tables/bench_eem_scaling.md
 bench-eem-scaling: $(STAMP)

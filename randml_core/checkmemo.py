@@ -31,8 +31,10 @@ KEEP_SECONDS = 14 * 86400
 
 
 def cache_dir() -> Path:
-    """``$RANDML_CHECKS_CACHE`` if set, else ``<repo>/.cache/checks``; read at call time."""
-    return Path(os.environ.get("RANDML_CHECKS_CACHE") or REPO_ROOT / ".cache" / "checks")
+    """``$RANDML_CHECKS_CACHE`` if set, else ``<repo>/.cache/checks`` in a source checkout, else the per-user
+    cache (:func:`randml_core.paths.checks_cache`); read at call time."""
+    from .paths import checks_cache
+    return checks_cache()
 
 
 @functools.lru_cache(maxsize=1)

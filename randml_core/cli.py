@@ -2,8 +2,9 @@
 
 ``run``, ``plan``, ``status``, ``report`` and ``compare`` take Hydra overrides (``experiment=eem_table4
 dataset=heart model=eem protocol.repeats=3 profile=quick n_jobs=2``; ``run -m`` sweeps; Hydra's
-``--config-dir DIR`` adds a user's own experiments, models and dataset cards). ``data`` lists,
-describes and fetches datasets.
+``--config-dir DIR`` adds a user's own experiments, models and dataset cards); ``randml CMD --help`` says
+what each does (:mod:`randml_core.cli_help`). ``data`` (or ``dataset``) lists, describes and fetches
+datasets; ``model list`` lists the model configs; ``completion bash|zsh`` prints a completion script.
 
 Exit codes: 0 all done; 1 some cells failed (or a sweep job failed); 2 bad config or input, nothing
 run; 3 some datasets were not available (they need a download); 4 no space left on the device (finished
@@ -23,10 +24,14 @@ CONF_DIR = conf_dir()  # the primary config dir ($RANDML_CONF or the project's c
 USAGE = """usage: randml run     experiment=NAME [overrides...]   run the missing cells (-m for a Hydra sweep)
        randml plan    experiment=NAME [overrides...]   grids, cells stored / skipped / failed / missing, time; runs nothing
        randml status  experiment=NAME [overrides...]   done / skipped / failed / missing cells per dataset x model
+                                                        (--failed: each failed cell's error, grouped, with counts)
        randml report  experiment=NAME [overrides...]   regenerate the experiment's tables from the store
        randml compare experiment=NAME [metric=M] [models=[A,B,...]] [rule=best_mean|nested] [overrides...]
                                                         ranks, Friedman, CD diagram, pairwise tests over datasets
-       randml data    list | show NAME | fetch [NAME...] | catalog   [--config-dir DIR]
+       randml data    list | show NAME | fetch [NAME...] | catalog   [--config-dir DIR]   (or: randml dataset ...)
+       randml model   list [--config-dir DIR]          every model config: family or _target_, tasks, grid size
+       randml completion bash|zsh                      shell completion: eval "$(randml completion bash)"
+       randml CMD --help                               what CMD does, its own keys, examples, exit codes
        randml --version
 
 overrides: dataset=NAME model=NAME profile=paper|quick protocol.repeats=N n_jobs=N
@@ -106,9 +111,12 @@ def _cmd_status(cfg) -> int:
     from .data.sources import no_downloads
     spec = _spec_from_cfg(cfg)
     with no_downloads():
-        plan = make_plan(spec)
-    stored = Store(cfg.store_dir, spec.store).read(columns=["key", "status"], ordered=False)
+        plan = make_plan(spec, splits=False)
+    stored = Store(cfg.store_dir, spec.store).read(columns=["key", "status"] + (["error"] if _STATUS else []),
+                                                   ordered=False)
     status = dict(zip(stored["key"], stored["status"]))
+    if _STATUS.get("failed"):
+        return _print_failed(spec, plan, status, dict(zip(stored["key"], stored["error"])) if len(stored) else {})
     counts: dict = {}
     names = {"ok": "done", "skipped": "skipped", None: "missing"}  # any other stored status: failed
     for task, cell in plan.cells():
@@ -127,6 +135,28 @@ def _cmd_status(cfg) -> int:
                   f"{frame['failed'].sum()} failed, {frame['missing'].sum()} missing")
     for name, reason in plan.unavailable.items():
         print(f"{name}: not available ({reason})")
+    return 0
+
+
+_STATUS: dict = {}  # status's own flag (--failed), taken off before Hydra
+
+
+def _print_failed(spec, plan, status: dict, errors: dict) -> int:
+    """``randml status --failed``: the failed cells of the plan, grouped by (dataset, model, error) with counts."""
+    from .cli_help import failed_groups
+    failed = [{"dataset": task.dataset, "model": cell.variant.name, "error": errors.get(cell.key)}
+              for task, cell in plan.cells() if status.get(cell.key) not in (None, "ok", "skipped")]
+    if not failed:
+        print(f"{spec.name}: no failed cells ({spec.protocol.describe()})")
+        return 0
+    groups = failed_groups(failed)
+    print(f"{spec.name}: {len(failed)} failed cell(s) in {len(groups)} group(s) of (dataset, model, error); "
+          f"{spec.protocol.describe()}")
+    for dataset, model, error, n in groups:
+        text = error.strip().replace("\n", "\n      ")
+        print(f"{n:5d} x {dataset} / {model}: {text}")
+    print(f"`randml run experiment={spec.name} retry_failed=true` recomputes them (with this command's overrides); "
+          "the rows: load(..., include_failed=True)")
     return 0
 
 
@@ -367,6 +397,42 @@ def _data(args: list[str]) -> None:
     raise SystemExit(data_main(args))
 
 
+READ_ONLY = ("plan", "status")  # commands that write nothing: no Hydra run dir, no cli.log
+
+
+def _status_args(rest: list[str]) -> list[str]:
+    """Take status's own ``--failed`` off the Hydra overrides."""
+    _STATUS.clear()
+    if "--failed" in rest:
+        _STATUS["failed"] = True
+    return [a for a in rest if a != "--failed"]
+
+
+def _discovery(cmd: str, rest: list[str]) -> None:
+    """``randml model list [--config-dir DIR]`` and ``randml completion bash|zsh``."""
+    from . import cli_help
+    if cmd == "completion":
+        shell = rest[0] if rest else "bash"
+        if shell in ("-h", "--help") or shell not in ("bash", "zsh"):
+            print('usage: randml completion bash|zsh   (then: eval "$(randml completion bash)"; '
+                  "it completes subcommands and experiment=, dataset=, model=, profile= values)",
+                  file=sys.stdout if shell in ("-h", "--help") else sys.stderr)
+            raise SystemExit(0 if shell in ("-h", "--help") else EXIT_CONFIG)
+        print(cli_help.completion_script(shell, CONF_DIR), end="")
+        return
+    from .data.commands import _split_config_dirs
+    dirs, left = _split_config_dirs(rest)
+    if left[:1] in (["-h"], ["--help"]) or left not in ([], ["list"]):
+        print("usage: randml model list [--config-dir DIR]   every model config (conf/model/*.yaml and DIR/model/*.yaml): "
+              "name, family or _target_, the tasks it handles (binary, multiclass, regression), variants and grid "
+              "settings", file=sys.stdout if left[:1] in (["-h"], ["--help"]) else sys.stderr)
+        raise SystemExit(0 if left[:1] in (["-h"], ["--help"]) else EXIT_CONFIG)
+    missing = [d for d in dirs if not Path(d).expanduser().is_dir()]
+    if missing:
+        _fail(f"config dir '{missing[0]}' does not exist or is not a directory")
+    raise SystemExit(cli_help.model_list([CONF_DIR, *[Path(d).expanduser().resolve() for d in dirs]]))
+
+
 def _compare_args(rest: list[str]) -> list[str]:
     """Take compare's own ``metric=``, ``models=[...]`` and ``rule=`` off the Hydra overrides."""
     _COMPARE.clear()
@@ -409,11 +475,24 @@ def main(argv: list[str] | None = None) -> None:
         print(f"randml {metadata.version('randml')} (code {short_version()})")
         return
     cmd, rest = argv[0], argv[1:]
-    if cmd == "data":
+    if cmd in ("data", "dataset"):
         _data(rest)
+    elif cmd in ("model", "completion"):
+        _discovery(cmd, rest)
     elif cmd in COMMANDS:
+        from . import cli_help
+        if any(a in ("-h", "--help") for a in rest):  # this command's help, before (and without) Hydra
+            experiments = cli_help.group_options("experiment", cli_help.config_dirs_of(rest, CONF_DIR))
+            print(cli_help.subcommand_help(cmd, experiments))
+            return
         if cmd == "compare":
             rest = _compare_args(rest)
+        rest = _status_args(rest) if cmd == "status" else rest
+        typo = cli_help.unknown_group_choice(rest, CONF_DIR)
+        if typo:
+            _fail(typo)
+        if cmd in READ_ONLY:
+            rest = cli_help.read_only_overrides(rest) + rest
         try:
             code = _hydra(cmd, rest)
         except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (the runner turns it into KeyboardInterrupt)

@@ -314,21 +314,29 @@ def _model_variants(key: str, m: dict, profile: str, only: str | None) -> list[V
 
 def _checked_variants(key: str, m: dict, profile: str, only: str | None, memo: bool) -> tuple[list[Variant], dict]:
     """:func:`_model_variants`, remembered by :mod:`randml_core.checkmemo` for a paper's family not
-    imported yet (``memo``: no ``experiment.plugins``). Returns (variants, {family: version} of a memo hit)."""
+    imported yet (``memo``: no ``experiment.plugins``) and for a ``_target_`` model whose packages are all
+    installed distributions (their versions are in the memo's fingerprint; nothing of them is imported on a
+    hit). Returns (variants, {family name or target key: version} of a memo hit)."""
     from . import checkmemo
-    from .family import is_registered, paper_family
+    from .family import is_registered, paper_family, target_family, target_key
     ident = _model_identity(m, f"models.{key}.")
-    mkey = checkmemo.entry_key("model_variants", key, m, profile, only) if memo and "estimator" not in m else None
-    if mkey and not is_registered(ident):
+    target = dict(m["estimator"]) if "estimator" in m else None
+    mkey = checkmemo.entry_key("model_variants", key, m, profile, only) if memo or target is not None else None
+    if mkey and (target is not None or not is_registered(ident)):
         hit = checkmemo.get(mkey)
         if hit is not None:
-            return ([Variant(v["name"], v["family"], v["fixed"], v["grid"]) for v in hit["variants"]],
-                    {ident: hit["version"]})
+            variants = [Variant(v["name"], v["family"], v["fixed"], v["grid"], target) for v in hit["variants"]]
+            return variants, {target_key(target) if target is not None else ident: hit["version"]}
     variants = _model_variants(key, m, profile, only)
-    family = paper_family(ident) if mkey else None
-    if family is not None:
+    if target is not None:  # remembered only when every package it names is an installed distribution
+        version = target_family(target).version
+        remember = mkey is not None and "==unknown" not in version
+    else:
+        family = paper_family(ident) if mkey else None
+        version, remember = (family.version if family is not None else None), family is not None
+    if remember:
         checkmemo.put(mkey, {"variants": [{"name": v.name, "family": v.family, "fixed": v.fixed, "grid": v.grid}
-                                          for v in variants], "version": family.version})
+                                          for v in variants], "version": version})
     return variants, {}
 
 
@@ -376,9 +384,9 @@ def build_spec(cfg: dict, config_dirs=None) -> ExperimentSpec:
     from .data import get_spec, list_datasets, UnknownDatasetError
     if config_dirs:
         check_no_shadowing(config_dirs)
-        from .data.cards import CardError, register_cards
+        from .data.cards import CardError, datasets_of, register_cards
         try:
-            register_cards(config_dirs)
+            register_cards(config_dirs, needed=datasets_of(cfg))  # a bad card of another experiment: a warning
         except CardError as exc:
             raise ConfigError(str(exc)) from None
 

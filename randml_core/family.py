@@ -278,11 +278,19 @@ def _targets(node) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=1)
+def _packages_distributions() -> dict:
+    """Top-level module -> distributions, scanned once per process (each scan reads every installed
+    distribution's file list: about 0.4 s here)."""
+    from importlib import metadata
+    return metadata.packages_distributions()
+
+
 @functools.lru_cache(maxsize=None)
 def _distribution_version(import_path: str) -> str:
     from importlib import metadata
     top = import_path.split(".")[0]
-    dists = metadata.packages_distributions().get(top) or [top]
+    dists = _packages_distributions().get(top) or [top]
     for dist in dists:
         try:
             return f"{dist}=={metadata.version(dist)}"

@@ -1,4 +1,21 @@
-"""Where results go by default: the one rule the CLI and :func:`randml_core.results.load` share.
+"""Every default location, resolved in one place: the CLI, :func:`randml_core.results.load`, the data
+sources and the checks memo all ask here.
+
+=================  ============================  =====================================================
+what               environment variable          default
+=================  ============================  =====================================================
+result store       ``RANDML_STORE``              ``./results/store`` of the working directory
+tables, figures    (``results_dir=``)            ``./results`` of the working directory
+run logs           (``hydra.run.dir=``)          ``./results/logs/<date>/<time>``
+primary configs    ``RANDML_CONF``               the ``conf/`` shipped beside the package
+data cache         ``RANDML_DATA_CACHE``         ``datasets/cache`` of a source checkout, else the
+                                                 per-user cache dir (``platformdirs``) ``/data``
+checks memo        ``RANDML_CHECKS_CACHE``       ``.cache/checks`` of a source checkout, else the
+                                                 per-user cache dir ``/checks``
+=================  ============================  =====================================================
+
+A *source checkout* is the repository this package was imported from (its parent folder holds
+``pyproject.toml`` and ``conf/``); an installed copy (site-packages) never writes beside itself.
 
 The default store is ``$RANDML_STORE`` when set (and not empty), else ``results/store`` under the
 *current working directory*: ``randml run experiment=X`` in a folder and ``load("X")`` in the same
@@ -32,6 +49,48 @@ def describe_default_store() -> str:
 
 def conf_dir() -> Path:
     """The primary Hydra config dir of every command and of :func:`randml_core.results.load`: ``$RANDML_CONF``
-    if set, else the project's ``conf/`` (resolved)."""
+    if set, else the project's ``conf/`` in a source checkout, else the copy an install put in
+    ``<prefix>/share/randml/conf`` (pyproject.toml's data-files)."""
     env = os.environ.get(CONF_ENV)
-    return Path(env).expanduser().resolve() if env else (Path(__file__).resolve().parent.parent / "conf")
+    if env:
+        return Path(env).expanduser().resolve()
+    here = Path(__file__).resolve().parent.parent / "conf"
+    if here.is_dir():
+        return here
+    import sys
+    import sysconfig
+    for prefix in (sysconfig.get_path("data"), sys.prefix, sys.base_prefix):
+        installed = Path(prefix) / "share" / "randml" / "conf"
+        if installed.is_dir():
+            return installed
+    return here  # not found: Hydra's error names this path
+
+
+def source_checkout() -> Path | None:
+    """The repository root when this package runs from a source checkout (editable install, or the repo on
+    the path); None for an installed copy."""
+    root = Path(__file__).resolve().parent.parent
+    return root if (root / "pyproject.toml").is_file() and (root / "conf").is_dir() else None
+
+
+def _user_cache() -> Path:
+    from platformdirs import user_cache_dir
+    return Path(user_cache_dir("randml", appauthor=False))
+
+
+def data_cache() -> Path:
+    """``$RANDML_DATA_CACHE``, else ``<checkout>/datasets/cache``, else the per-user cache's ``data/``."""
+    env = os.environ.get("RANDML_DATA_CACHE")
+    if env:
+        return Path(env).expanduser()
+    root = source_checkout()
+    return root / "datasets" / "cache" if root is not None else _user_cache() / "data"
+
+
+def checks_cache() -> Path:
+    """``$RANDML_CHECKS_CACHE``, else ``<checkout>/.cache/checks``, else the per-user cache's ``checks/``."""
+    env = os.environ.get("RANDML_CHECKS_CACHE")
+    if env:
+        return Path(env)
+    root = source_checkout()
+    return root / ".cache" / "checks" if root is not None else _user_cache() / "checks"

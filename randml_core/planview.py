@@ -37,7 +37,7 @@ def describe_plan(spec: ExperimentSpec, store_dir: str, workers: int = 1, shard:
         lines.append(f"  model {v.name} ({v.family}): {len(v.settings())} setting(s): {grid}"
                      + (f"; fixed {fixed}" if fixed else ""))
     with no_downloads():
-        plan = make_plan(spec)
+        plan = make_plan(spec, splits=False)
     store = Store(store_dir, spec.store)
     stored = store.read(columns=["key", "status", "dataset", "task_seconds"], ordered=False)
     status = dict(zip(stored["key"], stored["status"]))

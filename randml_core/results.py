@@ -318,7 +318,24 @@ def _load_completeness(frame: pd.DataFrame, planned: pd.DataFrame, plan, filters
     return completeness(planned, frame, unavailable)
 
 
-def best(frame: pd.DataFrame, rule: str = "best_mean", metric: str = "gmean") -> pd.DataFrame:
+def default_metric(frame: pd.DataFrame) -> str:
+    """``rmse`` when every dataset of ``frame`` is a regression set, else ``gmean`` (as ``randml compare``). A
+    dataset's task is its registered one; an unregistered dataset's is read from its rows (RMSE values and no
+    GMean value: regression)."""
+    from .data import UnknownDatasetError, get_spec
+
+    def regression(name, rows) -> bool:
+        try:
+            return get_spec(name).task == "regression"
+        except UnknownDatasetError:
+            has = lambda c: c in rows.columns and rows[c].notna().any()  # noqa: E731
+            return has("rmse") and not has("gmean")
+    groups = frame.groupby("dataset", sort=False) if "dataset" in frame.columns and len(frame) else []
+    tasks = [regression(name, rows) for name, rows in groups]
+    return "rmse" if tasks and all(tasks) else "gmean"
+
+
+def best(frame: pd.DataFrame, rule: str = "best_mean", metric: str | None = None) -> pd.DataFrame:
     """The cells of the report tables: per (dataset, model) the selected setting with the mean, std
     and number of its outer folds, by the same functions the tables use.
 
@@ -326,7 +343,8 @@ def best(frame: pd.DataFrame, rule: str = "best_mean", metric: str = "gmean") ->
     optimistic; :func:`randml_core.report.tables.select_best`). ``rule="nested"``: per outer fold the
     setting with the best mean over that fold's inner folds, scored on the outer fold
     (:func:`~randml_core.report.tables.select_nested`; needs ``load(..., include_inner=True)``).
-    RMSE, MAE and log loss are minimised, every other metric maximised.
+    RMSE, MAE and log loss are minimised, every other metric maximised. ``metric=None`` (the default): RMSE when
+    every dataset of the frame is a regression set, else GMean (:func:`default_metric`, as ``randml compare``).
 
     Two more columns say whether an entry is the table's number: ``n_expected``, the outer folds the
     protocol plans (repeats x folds) and ``complete``. An entry is complete when every cell its rule reads
@@ -340,6 +358,7 @@ def best(frame: pd.DataFrame, rule: str = "best_mean", metric: str = "gmean") ->
     from .report.tables import SUMMARY_COLUMNS, select_best, select_nested
     if rule not in RULES:
         raise ValueError(f"rule={rule!r} is unknown; choose one of {', '.join(RULES)}")
+    metric = default_metric(frame) if metric is None else metric
     if metric not in frame.columns:
         numeric = [c for c in frame.columns if pd.api.types.is_float_dtype(frame[c])]
         raise KeyError(f"metric={metric!r} is not a column of this frame; numeric columns: {', '.join(numeric)}")

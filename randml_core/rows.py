@@ -16,7 +16,7 @@ def current_rows(spec, store_dir: str | os.PathLike):
     from .data.sources import no_downloads
     from .runner import make_plan  # plan = which keys belong to this config; no model is called
     with no_downloads():
-        plan = make_plan(spec)
+        plan = make_plan(spec, splits=False)  # keys need the seeds only
     keys = {c.key for _, c in plan.cells()}
     frame = Store(store_dir, spec.store).read()
     frame = frame[frame["key"].isin(keys)].reset_index(drop=True) if len(frame) else frame

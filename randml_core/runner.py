@@ -195,8 +195,11 @@ def _family_parts(spec: ExperimentSpec, variant: Variant) -> tuple[str, str, str
     options named ``<family>_*``; a ``_target_`` model's are its whole estimator node (import path
     and fixed arguments); its version names the installed package versions."""
     if variant.target is not None:
-        fam = family_of(variant.family, variant.target)
-        return json.dumps(variant.family), target_key(variant.target), json.dumps(fam.version)
+        tkey = target_key(variant.target)
+        version = spec.family_versions.get(tkey)  # from the checks memo: no import of the estimator
+        if version is None:
+            version = family_of(variant.family, variant.target).version
+        return json.dumps(variant.family), tkey, json.dumps(version)
     family = variant.family
     options = {k: spec.options[k] for k in sorted(spec.options) if k.startswith(family + "_")}
     version = None if is_registered(family) else spec.family_versions.get(family)  # from the checks memo

@@ -138,7 +138,8 @@ def test_a_mix_of_regression_and_classification_sets_gets_one_table_per_task(tmp
     assert by_gmean.loc[("heart", "lr"), "mean"] == pytest.approx(gmean.loc["heart", "lr mean"])
     assert by_rmse.loc[("line", "ridge"), "mean"] == pytest.approx(rmse.loc["line", "ridge mean"])
     with pytest.raises(ValueError, match="metric='gmean' scores classification sets and this frame has none"):
-        best(full[full["dataset"] == "line"])
+        best(full[full["dataset"] == "line"], metric="gmean")
+    assert best(full[full["dataset"] == "line"]).equals(by_rmse.reset_index())  # default by task: rmse (issue 33)
     from randml_core.data.registry import unregister
     unregister("line")  # load(config_dir=...) registered the card in this process
 

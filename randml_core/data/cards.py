@@ -55,7 +55,7 @@ from .sources import (GeneratedSource, KeelSource, OpenMLSource, PackageFileSour
                       SyntheticSource, TabularFileSource)
 from .sources.generated import registered_generator
 
-__all__ = ["CardError", "CardWarning", "CARD_KEYS", "SOURCE_KEYS", "read_card", "card_spec", "register_cards",
+__all__ = ["CardError", "CardWarning", "CARD_KEYS", "SOURCE_KEYS", "read_card", "card_spec", "register_cards", "datasets_of",
            "register_shipped_cards", "primary_config_dir", "config_dirs", "hydra_config_dirs"]
 
 #: every key a card may have; ``name``, ``task`` and ``source`` are required
@@ -374,7 +374,17 @@ def _card_files(directory: Path) -> list[Path]:
     return sorted(d.glob("*.yaml")) if d.is_dir() else []
 
 
-def register_cards(dirs, *, check_generated: bool = True, on_error: str = "raise") -> list[str]:
+def datasets_of(cfg: dict) -> list[str]:
+    """The dataset names a composed experiment config uses (``experiment.datasets`` and ``dataset.name``), for
+    :func:`register_cards`'s ``needed``; whatever is not a name is left to the spec's own checks."""
+    exp = cfg.get("experiment") if isinstance(cfg.get("experiment"), dict) else {}
+    names = list(exp.get("datasets") or []) if isinstance(exp.get("datasets"), list) else []
+    if isinstance(cfg.get("dataset"), dict):
+        names.append(cfg["dataset"].get("name"))
+    return [n for n in names if isinstance(n, str)]
+
+
+def register_cards(dirs, *, check_generated: bool = True, on_error: str = "raise", needed=None) -> list[str]:
     """Validate every card ``<dir>/dataset/*.yaml`` of each config dir, then register the datasets of the
     cards with a real source; returns their names (in dir order, then file order).
 
@@ -385,6 +395,8 @@ def register_cards(dirs, *, check_generated: bool = True, on_error: str = "raise
     replaces its own earlier registration, so an edited card is re-read). ``on_error="warn"``: a bad card
     is skipped with a :class:`CardWarning` instead (the import-time pass over the repository's cards, so
     that one bad card never breaks ``import randml_core.data``; the tests and ``randml data`` still raise).
+    ``needed``: the dataset names an experiment uses (:func:`datasets_of`); a bad card of another name is then
+    skipped with a :class:`CardWarning` naming it, so one broken card blocks only the experiments that use it.
     """
     specs: list[DatasetSpec] = []
     seen: dict[str, Path] = {}
@@ -393,9 +405,11 @@ def register_cards(dirs, *, check_generated: bool = True, on_error: str = "raise
             try:
                 spec = _checked_card(file.resolve(), seen, check_generated)
             except CardError as exc:
-                if on_error != "warn":
+                unused = needed is not None and file.stem not in set(needed)
+                if on_error != "warn" and not unused:
                     raise
-                warnings.warn(f"{exc} (the card is ignored)", CardWarning, stacklevel=2)
+                why = " (the card is ignored: the experiment does not use it)" if unused else " (the card is ignored)"
+                warnings.warn(f"{exc}{why}", CardWarning, stacklevel=2)
                 continue
             if spec is not None:
                 specs.append(spec)

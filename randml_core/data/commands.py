@@ -1,4 +1,5 @@
-"""``randml data list | show NAME | fetch [NAME...] | catalog`` (``randml_core.cli`` hands ``data`` here).
+"""``randml data list | show NAME | fetch [NAME...] | catalog`` (``randml_core.cli`` hands ``data`` and its alias
+``dataset`` here).
 
 Every subcommand takes ``--config-dir DIR`` (repeatable, before or after the subcommand): the dataset
 cards ``DIR/dataset/*.yaml`` are validated and registered first (:func:`~randml_core.data.cards.register_cards`),
@@ -31,7 +32,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--config-dir", metavar="DIR", action="append", default=[],
                    help="a config dir with dataset cards DIR/dataset/*.yaml (repeatable)")
     sub = p.add_subparsers(dest="command", metavar="{list,show,fetch,catalog}")
-    ls = sub.add_parser("list", help="registered datasets: name, task, papers, substitute, card")
+    ls = sub.add_parser("list", help="registered datasets: name, task, source kind, whether it is here or needs a "
+                                     "download, papers, substitute, card")
     ls.add_argument("--paper", help="only the datasets of one paper (eem, slm, memd, elmboost)")
     ls.add_argument("--group", help="only one group of a paper's table (e.g. uci)")
     show = sub.add_parser("show", help="load one dataset and print its shape, hash, source and notes")
@@ -68,15 +70,37 @@ def _split_config_dirs(args: list[str]) -> tuple[list[str], list[str]]:
     return dirs, rest
 
 
+def where_from(spec) -> tuple[str, str]:
+    """``(source kind, here)`` of a dataset without loading it: the first source usable on this machine without
+    a download and ``offline`` (or ``cached``: an online source's copy in the cache), else the first source
+    and ``needs download`` (an online one exists: ``make data``) or ``not installed``."""
+    from .sources import no_downloads
+
+    with no_downloads():
+        for source in spec.sources:
+            if source.available():
+                return source.kind, "cached" if source.online else "offline"
+    online = [s for s in spec.sources if s.online]
+    return (online or spec.sources)[0].kind, "needs download" if online else "not installed"
+
+
 def _list(ns) -> int:
     from . import get_spec, list_datasets
 
-    for name in list_datasets(ns.paper, ns.group):
+    names = list_datasets(ns.paper, ns.group)
+    print(f"{'name':28s} {'task':10s} {'source':16s} {'here':15s} {'papers':12s} substitute, card")
+    here_counts: dict = {}
+    for name in names:
         spec = get_spec(name)
+        kind, here = where_from(spec)
+        here_counts[here] = here_counts.get(here, 0) + 1
         sub = f"substitute for {spec.substitute_of}" if spec.substitute_of else ""
         card = f"card {spec.card}" if spec.card is not None else ""
-        print(f"{name:28s} {spec.task:10s} {','.join(spec.papers):12s} {sub}{'  ' if sub and card else ''}{card}"
-              .rstrip())
+        print(f"{name:28s} {spec.task:10s} {kind:16s} {here:15s} {','.join(spec.papers):12s} "
+              f"{sub}{'  ' if sub and card else ''}{card}".rstrip())
+    print(f"\n{len(names)} datasets: " + ", ".join(f"{n} {h}" for h, n in sorted(here_counts.items()))
+          + " (here: usable on this machine without a download; needs download: `make data` or `randml data fetch "
+          "NAME`). Model configs and the tasks they handle (which do regression): `randml model list`")
     return 0
 
 

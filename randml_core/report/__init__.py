@@ -64,8 +64,15 @@ def build_report(spec: ExperimentSpec, store_dir: str, results_dir: str, *,
             f"`randml run experiment={spec.name}` (or its make target) first, or point store_dir=... or "
             "$RANDML_STORE at the store that has them")
     modules = spec.options.get("report") or "randml_core.report.generic"
+    inputs = _inputs(spec, frame, plan, out, store_dir) if modules == "randml_core.report.generic" else None
+    if inputs is not None and _up_to_date(out, spec.name, inputs):
+        print(f"randml report: {spec.name}: up to date in {out}/ (the same rows, config, data and code as when it "
+              "was written; nothing rewritten)", file=sys.stdout)
+        return []
     version = short_version()
     with ArtefactSet(out, spec.name, code_version=version) as artefacts:
+        if inputs is not None:
+            artefacts.record("inputs", inputs)
         ctx = ReportContext(spec, frame, len(keys),
                             {n: d.source for n, d in plan.datasets.items()},
                             {n: d.substitute_of for n, d in plan.datasets.items() if d.is_substitute},
@@ -84,3 +91,33 @@ def build_report(spec: ExperimentSpec, store_dir: str, results_dir: str, *,
         print(f"randml report: not {spec.name}'s committed configuration: the artefacts went to the scratch "
               f"folder {out}/ (gitignored), not into {results_dir}/", file=sys.stdout)
     return paths
+
+
+def _inputs(spec: ExperimentSpec, frame: pd.DataFrame, plan, out: Path, store_dir) -> str:
+    """A fingerprint of everything the generic report reads: the config, the rows it shows (their checksum),
+    the datasets (hashes, sources, which are unavailable), where it writes, and the code and installed
+    packages (:func:`randml_core.checkmemo.fingerprint`). Paper report modules may read more (other
+    stores, committed tables, published values), so only the generic report is skipped when it is unchanged."""
+    import hashlib
+    import json
+
+    from ..checkmemo import fingerprint
+    from ..store import rows_checksum
+    payload = {"config": spec.config_hash(), "code": fingerprint(), "out": str(out.resolve()),
+               "rows": rows_checksum(frame.reset_index(drop=True)) if len(frame) else "",
+               "data": {n: [d.data_hash, d.source] for n, d in sorted(plan.datasets.items())},
+               "unavailable": sorted(plan.unavailable), "store": str(Path(store_dir).resolve())}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _up_to_date(out: Path, name: str, inputs: str) -> bool:
+    """Did a report with these ``inputs`` write this set, and is every file of it still as written?"""
+    import hashlib
+    import json
+    try:
+        meta = json.loads((out / "tables" / f"{name}.meta.json").read_text())
+        if meta.get("facts", {}).get("inputs") != inputs or not meta.get("files"):
+            return False
+        return all(hashlib.sha256((out / rel).read_bytes()).hexdigest() == sha for rel, sha in meta["files"].items())
+    except (OSError, ValueError, AttributeError, TypeError):
+        return False

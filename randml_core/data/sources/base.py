@@ -114,9 +114,10 @@ def repo_root() -> Path:
 
 
 def data_cache_root() -> Path:
-    """``$RANDML_DATA_CACHE`` if set, else ``<repo>/datasets/cache``; read at call time."""
-    env = os.environ.get("RANDML_DATA_CACHE")
-    return Path(env).expanduser() if env else repo_root() / "datasets" / "cache"
+    """``$RANDML_DATA_CACHE`` if set, else ``<repo>/datasets/cache`` in a source checkout, else the per-user
+    cache (:func:`randml_core.paths.data_cache`); read at call time."""
+    from ...paths import data_cache
+    return data_cache()
 
 
 def openml_cache_dir() -> Path:

@@ -1,0 +1,46 @@
+"""A cached report: the generic report of an experiment whose rows, config, data and code have not changed
+since it was written is up to date and is not rebuilt (no import of scipy / matplotlib, no file rewritten);
+any change to what it reads, or to a file it wrote, rebuilds it."""
+import shutil
+import subprocess
+import sys
+
+from .conftest import REPO
+
+
+def _cli(args, cwd, env):
+    return subprocess.run([sys.executable, "-m", "randml_core", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=600)
+
+
+def test_an_unchanged_generic_report_is_up_to_date_and_a_changed_one_is_rebuilt(tmp_path, cli_env):
+    conf = tmp_path / "conf"
+    shutil.copytree(REPO / "examples" / "byo", conf)
+    (conf / "experiment" / "tiny.yaml").write_text(
+        "# @package _global_\ndefaults:\n  - /model@models.logistic: logistic\n  - override /protocol: cv10\n"
+        "protocol: {n_splits: 2}\nmodels:\n  logistic: {grid: {C: [0.1, 1.0]}}\n"
+        "experiment:\n  name: tiny\n  datasets: [blobs, heart]\n")
+    common = ["--config-dir", str(conf), "experiment=tiny", f"store_dir={tmp_path}/store",
+              f"results_dir={tmp_path}/res", f"hydra.run.dir={tmp_path}/logs"]
+    assert _cli(["run", *common, "n_jobs=1", "progress=false"], tmp_path, cli_env).returncode == 0
+    first = _cli(["report", *common], tmp_path, cli_env)
+    assert first.returncode == 0 and "wrote:" in first.stdout, first.stderr[-2000:]
+    files = sorted(p for p in (tmp_path / "res").rglob("*") if p.is_file())
+    before = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in files}
+    assert any(p.name == "tiny.md" for p in files) and any(p.name == "tiny.meta.json" for p in files)
+
+    again = _cli(["report", *common], tmp_path, cli_env)
+    assert again.returncode == 0 and "up to date" in again.stdout and "wrote:" not in again.stdout
+    assert {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in files} == before  # not even the sidecar
+
+    md = tmp_path / "res" / "tables" / "tiny.md"
+    md.write_text("edited by hand\n")  # a file of the set changed: rebuilt, the same bytes as before
+    fixed = _cli(["report", *common], tmp_path, cli_env)
+    assert "wrote:" in fixed.stdout and md.read_bytes() == before[md][1]
+
+    # another dataset's rows: the report reads other rows, so it is rebuilt
+    (conf / "experiment" / "tiny.yaml").write_text(
+        (conf / "experiment" / "tiny.yaml").read_text().replace("[blobs, heart]", "[blobs, heart, sonar]"))
+    assert _cli(["run", *common, "n_jobs=1", "progress=false"], tmp_path, cli_env).returncode == 0
+    grown = _cli(["report", *common], tmp_path, cli_env)
+    assert "wrote:" in grown.stdout and "sonar" in md.read_text()
