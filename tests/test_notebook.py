@@ -86,3 +86,43 @@ def test_notebook_runs_and_matches_independent_selections(store, tmp_path, monke
     # the plot cell drew a figure
     plot = next(c for c in cells if "errorbar" in c.source)
     assert any("image/png" in o.get("data", {}) for o in plot.outputs)
+
+
+def test_notebook_runs_on_a_users_regression_store_with_one_setting_per_model_and_failed_cells(tmp_path, monkeypatch):
+    """Parameters a user gives (their config dir, their store), and a store shape the paper's has not: regression
+    only (the metric defaults to RMSE), one setting per model (no curve to plot) and a model whose cells all fail."""
+    import subprocess
+    import sys
+    conf = tmp_path / "conf"
+    (conf / "experiment").mkdir(parents=True)
+    (conf / "experiment" / "nbreg.yaml").write_text(
+        "# @package _global_\ndefaults:\n  - override /protocol: cv10\nprotocol: {n_splits: 2}\nmodels:\n"
+        "  ridge: {estimator: {_target_: sklearn.linear_model.Ridge}, variants: {Ridge: {}}}\n"
+        "  dummy: {estimator: {_target_: sklearn.dummy.DummyRegressor}, variants: {Dummy: {}}}\n"
+        "  knn: {estimator: {_target_: sklearn.neighbors.KNeighborsRegressor, n_neighbors: 100000},"
+        " variants: {kNNbig: {}}}\n"
+        "experiment:\n  name: nbreg\n  datasets: [friedman1]\n")
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    run = subprocess.run([sys.executable, "-m", "randml_core", "run", "--config-dir", str(conf), "experiment=nbreg",
+                          f"store_dir={tmp_path}/store", f"hydra.run.dir={tmp_path}/logs", "n_jobs=1", "progress=false"],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 1 and "2 failed" in run.stderr, run.stderr[-2000:]  # kNNbig: n_neighbors > rows
+    monkeypatch.setenv("PYTHONPATH", env["PYTHONPATH"])
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    at = next(i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", []))
+    nb.cells.insert(at + 1, nbformat.v4.new_code_cell(
+        f"EXPERIMENT = 'nbreg'\nCONFIG_DIR = {str(conf)!r}\nSTORE_DIR = {str(tmp_path / 'store')!r}",
+        metadata={"tags": ["injected-parameters"]}))
+    nb.cells.append(nbformat.v4.new_code_cell(
+        "import json\nprint(json.dumps({'metric': METRIC, 'models': list(MODELS), 'param': param,"
+        " 'table': {m: v for (d, m), v in table.stack().items()}, 'paired': summary['mean'].to_dict()}))"))
+    from jupyter_client.manager import KernelManager
+    km = KernelManager(kernel_name="python3", transport="ipc", ip=str(tmp_path / "kernel-ipc"))
+    nbclient.NotebookClient(nb, km=km, timeout=300, resources={"metadata": {"path": str(tmp_path)}}).execute()
+    out = json.loads(nb.cells[-1].outputs[0]["text"])
+    assert out["metric"] == "rmse" and out["models"] == ["Dummy", "Ridge"] and out["param"] is None
+    raw = pd.concat([pd.read_parquet(p) for p in sorted((tmp_path / "store" / "nbreg").glob("part-*.parquet"))])
+    ok = raw[raw.status == "ok"].groupby("model")["rmse"]
+    assert out["table"]["Ridge"] == pytest.approx(ok.mean()["Ridge"], abs=1e-12)
+    assert out["paired"]["friedman1"] == pytest.approx(ok.mean()["Dummy"] - ok.mean()["Ridge"], abs=1e-12)
+    assert "kNNbig" not in out["table"] or np.isnan(out["table"]["kNNbig"])  # every cell failed: no number
