@@ -190,6 +190,8 @@ class _Registry(dict):
     (``experiments/<paper>/families.py``, in name order) until one registers it."""
 
     _searched: set = set()
+    #: module -> why it could not be imported (an optional package missing, e.g. the ``papers`` extra)
+    unavailable: dict = {}
 
     def _search(self, name=None) -> None:
         for path in sorted(_EXPERIMENTS.glob("*/families.py")):
@@ -197,7 +199,12 @@ class _Registry(dict):
             if module in self._searched:
                 continue
             self._searched.add(module)
-            importlib.import_module(module)
+            try:
+                importlib.import_module(module)
+            except ImportError as exc:  # its families are not available here; the others are
+                self.unavailable[module] = (f"{module} cannot be imported ({exc}); its packages are in the papers "
+                                            "extra: pip install 'randml[papers]'")
+                continue
             if name is not None and dict.__contains__(self, name):
                 return
 
