@@ -216,7 +216,7 @@ _COMPARE: dict = {}  # compare's own arguments (metric=, models=, rule=), taken 
 
 
 def _cmd_compare(cfg) -> int:
-    from .metrics import STORED_METRICS
+    from .metrics import STORED_METRICS, find_scorer, metric_column, metric_task, scorers, task_kind, unscored
     from .report.comparison import comparison_section
     from .results import current_rows
     from .stats import higher_is_better
@@ -226,14 +226,24 @@ def _cmd_compare(cfg) -> int:
         raise CommandError(f"no stored cells of {spec.name!r} in {Path(cfg.store_dir).resolve()}; run `randml run "
                            f"experiment={spec.name}` first")
     regression = all(d.task == "regression" for d in plan.datasets.values())
-    metric = _COMPARE.get("metric") or ("rmse" if regression else "gmean")
+    asked = _COMPARE.get("metric") or ("rmse" if regression else "gmean")
+    metric = metric_column(asked)  # a scikit-learn scorer's name (neg_mean_absolute_error) -> its column
     try:
         higher_is_better(metric)
     except ValueError as exc:
-        raise CommandError(f"metric={metric!r}: {exc}") from None
+        from .errors import did_you_mean
+        raise CommandError(f"metric={asked!r}: {did_you_mean(asked, [*STORED_METRICS, *scorers()])}{exc}") from None
     if metric not in frame.columns or frame[metric].isna().all():
-        have = [m for m in STORED_METRICS if m in frame.columns and frame[m].notna().any()]
-        raise CommandError(f"metric={metric!r} is not stored for {spec.name}; its rows have: {', '.join(have)}")
+        have = [m for m in [*STORED_METRICS, *(c for c in frame.columns if find_scorer(c))]
+                if m in frame.columns and frame[m].notna().any()]
+        raise CommandError(f"metric={asked!r} is not stored for {spec.name}; its rows have: {', '.join(have)}"
+                           + ("; fix: list it in experiment.metrics and `randml run` computes it for the stored cells"
+                              if find_scorer(asked) is not None else ""))
+    sets = [d for d, ds in plan.datasets.items() if task_kind(ds.task) == metric_task(metric)]  # the sets it scores
+    lacking = unscored(frame[frame["dataset"].isin(sets)], metric)
+    if lacking:
+        raise CommandError(f"metric={asked!r}: {lacking} stored cell(s) of {spec.name} lack it (stored before it was "
+                           "listed in experiment.metrics); fix: `randml run` with this config scores them")
     models = _COMPARE.get("models")
     unknown = sorted(set(models or []) - set(frame["model"]))
     if unknown:

@@ -71,14 +71,16 @@ HELP = {
     "report": ("Rebuild the experiment's tables and figures from the store (no cell is computed). The experiment's "
                "committed configuration writes results/tables/ and results/figures/; any other goes to "
                "results/scratch/<experiment>/.",
-               """  report.metrics=[M,...]  the generic report's metrics (default gmean, rmse for regression)""",
+               """  report.metrics=[M,...]  the generic report's metrics (default gmean, rmse for regression, then the
+                          scikit-learn scorers of experiment.metrics, e.g. experiment.metrics=[f1_macro])""",
                ["randml report experiment=eem_table4",
                 "randml report --config-dir my-conf experiment=mine results_dir=my-results"]),
     "compare": ("Compare the stored models over the experiment's datasets: average ranks, Friedman test, a CD "
                 "diagram and pairwise tests (with two models also the per-dataset corrected resampled t-test); "
                 "writes into results/scratch/<experiment>/.",
-                """  metric=M                gmean, accuracy, balanced_accuracy, log_loss, rmse or mae
-                          (default: rmse when every dataset is regression, else gmean)
+                """  metric=M                gmean, accuracy, balanced_accuracy, log_loss, rmse or mae, or a scikit-learn
+                          scorer of experiment.metrics (f1_macro, neg_mean_absolute_error, ...; its sign
+                          says which way is better) (default: rmse when every dataset is regression, else gmean)
   models=[A,B,...]        only these models (table column names, e.g. models=[EEM-rbf,SVM-rbf])
   rule=best_mean|nested   the setting each model is scored at: best mean over outer folds
                           (default; optimistic) or nested CV (needs protocol.inner_splits > 0)""",

@@ -157,6 +157,8 @@ ENGINE_OPTIONS = {
     "train_criteria": "store EEM Table 6's training criteria", "svm_max_iter": "libsvm iteration bound",
     "cell_timeout": "seconds a plain fit may take", "title": "the table's title",
     "snapshot": "false for a smoke experiment: its report goes to results/scratch/<name>/, never over committed files",
+    "metrics": "scikit-learn scorer names computed with each cell beside the built-in metrics (f1_macro, r2, ...)",
+    "categorical": "onehot | ordinal: how a dataset card's categorical columns are encoded (fitted per fold)",
 }
 
 
@@ -210,11 +212,16 @@ def _check_options(options: dict) -> None:
             _check_value(value, where, "bool")
         elif key == "preprocessing" and value is not None:
             _check_value(value, where, "str", choices=("minmax", "standard", "none"))
+        elif key == "categorical" and value is not None:
+            _check_value(value, where, "str", choices=("onehot", "ordinal"))
         elif key in ("title", "store"):
             _check_value(value, where, "str")
         elif key == "cell_timeout" and value is not None:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
                 raise ConfigError(f"{where}={value!r} is invalid: a number of seconds > 0 (or null for no bound)")
+        elif key == "metrics":  # scikit-learn scorers: randml_core.metrics (names, columns, direction)
+            from .metrics import check_scorers
+            check_scorers(value, where)
         elif key in ("report", "plugins"):
             items = [value] if isinstance(value, str) else value
             if not isinstance(items, list) or not all(isinstance(v, str) and v for v in items):
@@ -278,8 +285,9 @@ def _model_variants(key: str, m: dict, profile: str, only: str | None) -> list[V
     else:
         if ident not in FAMILIES:
             names = FAMILIES.all()
+            missing = "".join(f"; not available here: {why}" for why in FAMILIES.unavailable.values())
             raise ConfigError(f"{where}family={ident!r} is unknown; {did_you_mean(ident, names)}"
-                              f"known families: {', '.join(names)}")
+                              f"known families: {', '.join(names)}{missing}")
         estimator = FAMILIES[ident].estimator()
         label = type(estimator).__name__
     if only is not None and ident != only:
@@ -468,10 +476,8 @@ def build_spec(cfg: dict, config_dirs=None) -> ExperimentSpec:
     _check_options(options)
     metrics = (cfg.get("report") or {}).get("metrics")
     if metrics is not None:
-        from .metrics import STORED_METRICS
-        for m in metrics if isinstance(metrics, list) else [metrics]:
-            _check_value(m, "report.metrics", "str", choices=STORED_METRICS)
-        options["report_metrics"] = list(metrics) if isinstance(metrics, list) else [metrics]
+        from .metrics import check_report_metrics  # built-in metrics and the scorers of experiment.metrics
+        options["report_metrics"] = check_report_metrics(metrics, options.get("metrics"))
     names = [v.name for v in variants]
     columns = list(exp.get("columns") or names)
     all_names = {n for k, m in models.items() for n, v in (m.get("variants") or {k: {}}).items() if v is not None}

@@ -60,17 +60,30 @@ def preprocessing_of(options: dict) -> str:
 
 def _bad_columns(stats_finite, parts) -> np.ndarray:
     """Columns with a non-finite statistic (a span or standard deviation of inf scales every value
-    to 0, which is finite and wrong) or a non-finite value in any of the scaled parts."""
+    to 0, which is finite and wrong) or a non-finite value other than a kept NaN in any of the scaled parts."""
     bad = ~stats_finite
     for p in parts:
         if p.size:
-            bad |= ~np.isfinite(p).all(0)
+            bad |= ~(np.isfinite(p) | np.isnan(p)).all(0)
     return np.flatnonzero(bad)
 
 
+def _nan_stat(fn, nanfn, train: np.ndarray) -> np.ndarray:
+    """``fn(train, 0)``; with NaN in the data the NaN-aware ``nanfn`` (an all-NaN column gives 0), so that
+    NaN stays NaN after scaling. Data without NaN takes ``fn`` itself: the same bits as before."""
+    if not np.isnan(train).any():
+        return fn(train, 0)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slice
+        out = nanfn(train, 0)
+    return np.where(np.isnan(out), 0.0, out)
+
+
 def _minmax(train: np.ndarray, *others: np.ndarray):
-    """Min-max scaling with the training part's range: (a - lo) / (hi - lo), constant columns / 1."""
-    lo, hi = train.min(0), train.max(0)
+    """Min-max scaling with the training part's range: (a - lo) / (hi - lo), constant columns / 1;
+    NaN ignored by the range and kept as NaN."""
+    lo, hi = _nan_stat(np.min, np.nanmin, train), _nan_stat(np.max, np.nanmax, train)
     with np.errstate(over="ignore", invalid="ignore"):
         span = np.where(hi > lo, hi - lo, 1.0)
         out = [(a - lo) / span for a in (train, *others)]
@@ -86,7 +99,7 @@ def _minmax(train: np.ndarray, *others: np.ndarray):
 def _standard(train: np.ndarray, *others: np.ndarray):
     """Standardisation with the training part's mean and (population) standard deviation."""
     with np.errstate(over="ignore", invalid="ignore"):
-        mu, sd = train.mean(0), train.std(0)
+        mu, sd = _nan_stat(np.mean, np.nanmean, train), _nan_stat(np.std, np.nanstd, train)
         sd = np.where(sd > 0, sd, 1.0)
         out = [(a - mu) / sd for a in (train, *others)]
     bad = _bad_columns(np.isfinite(mu) & np.isfinite(sd), out)
@@ -116,3 +129,100 @@ def preprocess(name: str, X_train, X_test):
     if X_test.shape[0] == 0:
         return fn(X_train)[0], X_test
     return tuple(fn(X_train, X_test))
+
+
+# --------------------------------------------------------------------------- categorical columns, NaN
+
+#: experiment option ``categorical`` -> how a card's categorical columns are encoded
+ENCODINGS = {
+    "onehot": "one-hot encoded with the training part's categories (unseen or missing: all zeros)",
+    "ordinal": "ordinal codes (by sorted value in the file; NaN kept)",
+}
+
+
+def encoding_of(options: dict) -> str:
+    """The experiment's ``categorical`` option (default ``onehot``), validated."""
+    name = options.get("categorical") or "onehot"
+    if name not in ENCODINGS:
+        raise ValueError(f"experiment.categorical={name!r} is unknown; choose one of {sorted(ENCODINGS)} "
+                         "(onehot: one indicator column per category of the training part; ordinal: the codes)")
+    return name
+
+
+def nan_columns(ds) -> list[str]:
+    """Names (or 0-based numbers) of the dataset's feature columns holding NaN."""
+    if ds.is_sparse or not np.isnan(ds.X).any():
+        return []
+    names = list(ds.feature_names) or [str(i) for i in range(ds.n_features)]
+    return [names[i] for i in np.flatnonzero(np.isnan(ds.X).any(0))]
+
+
+def _names(ds, idx) -> list[str]:
+    names = list(ds.feature_names) or [str(i) for i in range(ds.n_features)]
+    return [names[i] for i in idx]
+
+
+def dataset_prep(options: dict, ds) -> str:
+    """The preprocessing description of one dataset: :func:`preprocessing_of` for a dataset without
+    categorical columns or NaN (so the keys of every such dataset stay as they were), plus the encoding
+    of its categorical columns and the columns whose NaN reach the models."""
+    out = preprocessing_of(options)
+    cat = tuple(getattr(ds, "categorical", ()) or ())
+    if cat:
+        out += f"; categorical {_names(ds, cat)} {ENCODINGS[encoding_of(options)]}"
+    nan = [c for c in nan_columns(ds) if not (cat and encoding_of(options) == "onehot" and c in _names(ds, cat))]
+    if nan:
+        out += f"; NaN passed to the model in {nan}"
+    return out
+
+
+def encode(X_train, X_test, categorical=(), encoding: str = "onehot"):
+    """Encode the ``categorical`` columns (0-based) of both parts with the training part's categories.
+
+    ``onehot``: the other columns in their order, then per categorical column (in order) one 0/1 column
+    per distinct non-NaN value of the training part, sorted; a test value not seen in training, or NaN,
+    gives all zeros (scikit-learn's ``OneHotEncoder(handle_unknown="ignore")``). ``ordinal`` or no
+    categorical columns: the parts unchanged."""
+    if not len(categorical) or encoding != "onehot":
+        return X_train, X_test
+    cat = list(categorical)
+    rest = [j for j in range(X_train.shape[1]) if j not in set(cat)]
+    parts_tr, parts_te = [X_train[:, rest]], [X_test[:, rest]]
+    for j in cat:
+        values = np.unique(X_train[:, j][~np.isnan(X_train[:, j])])
+        parts_tr.append((X_train[:, j][:, None] == values[None, :]).astype(np.float64))
+        parts_te.append((X_test[:, j][:, None] == values[None, :]).astype(np.float64))
+    return np.ascontiguousarray(np.hstack(parts_tr)), np.ascontiguousarray(np.hstack(parts_te))
+
+
+def allows_nan(family) -> bool:
+    """True if the family's estimator takes NaN (its scikit-learn tags; for a Pipeline, its first step's).
+    A family without a scikit-learn estimator does not."""
+    make = getattr(family, "estimator", None)
+    if make is None:
+        return False
+    try:
+        est = make()
+        # a Pipeline's own tag (scikit-learn 1.9) says False even when its first step imputes: ask that step
+        first = next((s for _, s in getattr(est, "steps", []) if s not in (None, "passthrough")), est)
+        return bool(first.__sklearn_tags__().input_tags.allow_nan)
+    except Exception:
+        return False
+
+
+def nan_refusal(ds, options: dict, families) -> str | None:
+    """The reason a run is refused before any work (None: fine): NaN features after the encoding, and
+    a model whose estimator does not take NaN. ``families() -> [(variant name, family)]`` (called only
+    when the dataset has NaN)."""
+    cat = set(_names(ds, getattr(ds, "categorical", ()) or ()))
+    nan = [c for c in nan_columns(ds) if not (encoding_of(options) == "onehot" and c in cat)]
+    if not nan:
+        return None
+    bad = sorted({name for name, fam in families() if not allows_nan(fam)})
+    if not bad:
+        return None
+    return (f"dataset {ds.name!r} has missing values (NaN) in column(s) {nan}, and model(s) {bad} do not accept "
+            "NaN (scikit-learn tags: allow_nan is False); fix: put an imputer first in the model's pipeline "
+            "(estimator: {_target_: sklearn.pipeline.make_pipeline, _args_: [{_target_: sklearn.impute.SimpleImputer}, "
+            "...]}), use a model that takes NaN (HistGradientBoosting), or drop those rows with `missing: drop_rows` "
+            "in the card's source")

@@ -343,8 +343,11 @@ def best(frame: pd.DataFrame, rule: str = "best_mean", metric: str | None = None
     optimistic; :func:`randml_core.report.tables.select_best`). ``rule="nested"``: per outer fold the
     setting with the best mean over that fold's inner folds, scored on the outer fold
     (:func:`~randml_core.report.tables.select_nested`; needs ``load(..., include_inner=True)``).
-    RMSE, MAE and log loss are minimised, every other metric maximised. ``metric=None`` (the default): RMSE when
-    every dataset of the frame is a regression set, else GMean (:func:`default_metric`, as ``randml compare``).
+    RMSE, MAE and log loss are minimised, every other metric maximised, except a scikit-learn scorer of
+    ``experiment.metrics`` (by its name or stored column: ``f1_macro``, ``neg_mean_absolute_error`` or
+    ``mean_absolute_error``), which goes the way its sign says (:mod:`randml_core.metrics`). ``metric=None`` (the
+    default): RMSE when every dataset of the frame is a regression set, else GMean (:func:`default_metric`, as
+    ``randml compare``).
 
     Two more columns say whether an entry is the table's number: ``n_expected``, the outer folds the
     protocol plans (repeats x folds) and ``complete``. An entry is complete when every cell its rule reads
@@ -358,10 +361,14 @@ def best(frame: pd.DataFrame, rule: str = "best_mean", metric: str | None = None
     from .report.tables import SUMMARY_COLUMNS, select_best, select_nested
     if rule not in RULES:
         raise ValueError(f"rule={rule!r} is unknown; choose one of {', '.join(RULES)}")
-    metric = default_metric(frame) if metric is None else metric
+    from .metrics import find_scorer, metric_column, scorer_direction, unscored
+    asked = default_metric(frame) if metric is None else metric
+    metric = asked if asked in frame.columns else metric_column(asked)  # a scorer's name -> its column
     if metric not in frame.columns:
         numeric = [c for c in frame.columns if pd.api.types.is_float_dtype(frame[c])]
-        raise KeyError(f"metric={metric!r} is not a column of this frame; numeric columns: {', '.join(numeric)}")
+        fix = (f"; {asked!r} is a scikit-learn scorer: list it in experiment.metrics and `randml run` computes it "
+               "for the stored cells" if find_scorer(asked) is not None else "")
+        raise KeyError(f"metric={asked!r} is not a column of this frame; numeric columns: {', '.join(numeric)}{fix}")
     dropped = frame.attrs.get("n_not_ok_dropped", 0)
     if dropped:
         raise ValueError(f"this frame left out {dropped} failed or skipped cells, which the tables' rule counts "
@@ -369,7 +376,12 @@ def best(frame: pd.DataFrame, rule: str = "best_mean", metric: str | None = None
     if rule == "nested" and not ("inner_fold" in frame.columns and (frame["inner_fold"] >= 0).any()):
         raise ValueError(NESTED_NEEDS_INNER.format(what="this frame", fix="load it with include_inner=True"))
     frame = _scored_by(frame, metric)
-    lower = metric in LOWER_IS_BETTER
+    lacking = unscored(frame, metric)
+    if lacking:  # stored before the scorer was listed: a mean over the other folds is not the table's number
+        raise ValueError(f"{lacking} ok row(s) of this frame were stored before {metric!r} was listed in "
+                         f"experiment.metrics and lack it; fix: {frame.attrs.get('fill_command') or 'randml run'} "
+                         f"with it listed (the run computes those cells again), then load() again")
+    lower = metric in LOWER_IS_BETTER or scorer_direction(metric) is False
     scored = frame.assign(**{metric: -frame[metric]}) if lower else frame
     out = (select_best if rule == "best_mean" else select_nested)(scored, metric)
     if lower:

@@ -31,11 +31,11 @@ from threadpoolctl import threadpool_limits
 from .config import ExperimentSpec, Variant, check_backend
 from .data import load_dataset
 from .data.loading import data_error, is_unavailable
-from .metrics import classification_scores, log_loss, mae, rmse
+from .metrics import SCORERS_COLUMN, classification_scores, log_loss, mae, rmse, scored_columns, scorer_scores, scorers_for
 from .prediction import run_summary
 from .family import Split, evaluate, family_of, is_registered, release_unneeded, skipped, target_key, warm_up
-from .preprocess import (PREPROCESSING, PREPROCESSINGS, _minmax, _standard, duplicates_of,  # noqa: F401
-                         preprocess, preprocessing_of)
+from .preprocess import (PREPROCESSING, PREPROCESSINGS, _minmax, _standard, dataset_prep, duplicates_of,  # noqa: F401
+                         encode, encoding_of, nan_refusal, preprocess, preprocessing_of)
 from .protocol import SplitSpec
 from .provenance import code_version, package_versions
 from .leases import HEARTBEAT_SECONDS, STALE_SECONDS, Leases, task_id
@@ -57,12 +57,14 @@ def canonical_params(params: dict) -> str:
     return json.dumps({k: norm(params[k]) for k in sorted(params)}, sort_keys=True)
 
 
-def cell_key(data_hash: str, spec: ExperimentSpec, split: SplitSpec, variant: Variant, params_json: str) -> str:
-    """The reference recipe of a cell's key (``make_plan`` hashes the same JSON with its common head shared)."""
+def cell_key(data_hash: str, spec: ExperimentSpec, split: SplitSpec, variant: Variant, params_json: str,
+             prep: str | None = None) -> str:
+    """The reference recipe of a cell's key (``make_plan`` hashes the same JSON with its common head shared).
+    ``prep``: the dataset's description (:func:`~randml_core.preprocess.dataset_prep`); default the experiment's."""
     p = spec.protocol
     family, options, version = _family_parts(spec, variant)
     payload = json.dumps({
-        "data": data_hash, "prep": preprocessing_of(spec.options),
+        "data": data_hash, "prep": preprocessing_of(spec.options) if prep is None else prep,
         # inner_splits only defines inner cells: outer cells are shared by nested and plain runs
         "split": [p.kind, p.n_splits, p.test_size, p.seed, p.inner_splits if split.inner >= 0 else 0,
                   split.repeat, split.fold, split.inner],
@@ -167,7 +169,7 @@ def make_plan(spec: ExperimentSpec, splits: bool = True) -> Plan:
                 raise PlanError(str(exc)) from exc
         splits_of_ds = layout if layout is not None else _draw_splits(spec, name, ds)
         data = '{"data": ' + json.dumps(ds.data_hash) + ', "family": '
-        prep = json.dumps(preprocessing_of(spec.options))  # after the splits: their PlanError comes first
+        prep = json.dumps(_dataset_prep(spec, ds))  # after the splits: their PlanError comes first
         for split in splits_of_ds:
             task = Task(name, split)
             split_def = [p.kind, p.n_splits, p.test_size, p.seed, p.inner_splits if split.inner >= 0 else 0,
@@ -188,6 +190,19 @@ def make_plan(spec: ExperimentSpec, splits: bool = True) -> Plan:
                     append(Cell(h.hexdigest()[:24], v, params, pj))
             tasks.append(task)
     return Plan(spec, datasets, tasks, unavailable)
+
+
+def _dataset_prep(spec: ExperimentSpec, ds) -> str:
+    """The dataset's preprocessing description (the experiment's for a dataset without categorical columns
+    or NaN); a dataset with NaN that a model cannot take raises PlanError before any work."""
+    try:
+        prep = dataset_prep(spec.options, ds)
+        why = nan_refusal(ds, spec.options, lambda: [(v.name, family_of(v.family, v.target)) for v in spec.variants])
+    except ValueError as exc:
+        raise PlanError(str(exc)) from exc
+    if why:
+        raise PlanError(why)
+    return prep
 
 
 def _family_parts(spec: ExperimentSpec, variant: Variant) -> tuple[str, str, str]:
@@ -239,7 +254,8 @@ def run_task(X, y, task: Task, options: dict, problem: str = "binary") -> list[d
     """
     with threadpool_limits(limits=1):
         tr, te = task.split.train, task.split.test
-        Xtr, Xte = preprocess(options.get("preprocessing") or "minmax", X[tr], X[te])
+        Xtr, Xte = encode(X[tr], X[te], options.get("_categorical", ()), encoding_of(options))  # card datasets
+        Xtr, Xte = preprocess(options.get("preprocessing") or "minmax", Xtr, Xte)
         # training-set criteria (EEM Table 6) are only needed on outer folds
         opts = {**options, "train_criteria": bool(options.get("train_criteria")) and task.split.inner < 0}
         split = Split(Xtr, y[tr], Xte, task.split.model_seed, opts)
@@ -275,6 +291,8 @@ def run_task(X, y, task: Task, options: dict, problem: str = "binary") -> list[d
                     scores = None
                 if scores is not None:
                     row.update(scores)
+                    if options.get("metrics"):  # experiment.metrics: scikit-learn scorers (NaN and why, if not scorable)
+                        row.update(scorer_scores(options["metrics"], problem, y[te], r.y_pred, labels, r.proba))
                     if r.staged:
                         row["staged"] = _staged_json(problem, y[te], labels, r.staged)
                 else:
@@ -420,15 +438,23 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
     store.check_writable()  # before any work: an unwritable store would lose the first task's results
     store.cleanup_temp()
     plan = make_plan(spec, splits=False)  # folds are drawn below, only for datasets with cells to compute
+    for name, ds in plan.datasets.items():  # a card's categorical columns / NaN: how they reach the models
+        if (prep := dataset_prep(spec.options, ds)) != preprocessing_of(spec.options):
+            print(f"randml run: dataset {name!r}: features {prep}", file=sys.stderr)
     if plan.unavailable:  # each reason is printed once, after the run (randml run: skipped NAME: why)
         log.warning("%s: %d dataset(s) not available, skipped: %s", spec.name, len(plan.unavailable),
                     ", ".join(plan.unavailable))
     fresh = _NewKeys(store)  # keys of parts not listed yet (written by other runs from now on): before the read
-    stored = store.read(columns=["key", "status", "dataset", "task_seconds"], ordered=False) if store.parts() else None
+    scored = [SCORERS_COLUMN] if spec.options.get("metrics") else []
+    stored = store.read(columns=["key", "status", "dataset", "task_seconds", *scored],
+                        ordered=False) if store.parts() else None
     done_keys = set()
     if stored is not None and len(stored):
         ok = stored if not retry_failed else stored[stored["status"] == "ok"]
-        done_keys = set(ok["key"])
+        lacking = _lacking_scorers(stored, spec, plan)
+        if lacking:
+            log.info("%s: %d stored cell(s) lack a scorer of experiment.metrics: computed again", spec.name, len(lacking))
+        done_keys = set(ok["key"]) - lacking
     n_cached = 0
     incomplete: list[tuple[Task, list[Cell]]] = []
     for task in shard_tasks(plan.tasks, shard):
@@ -492,13 +518,15 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
                         continue
                     claimed_any = True
                     ds = plan.datasets[rest.dataset]
-                    yield delayed(_run_claimed_task)(tid, ds.X, ds.y, rest, options, ds.task)
+                    yield delayed(_run_claimed_task)(tid, ds.X, ds.y, rest, _task_options(options, ds), ds.task)
 
             for tid, task, rows in run_jobs(claimed()):
                 ds = plan.datasets[task.dataset]
                 stamp = datetime.now(timezone.utc).isoformat()
                 for r in rows:
                     r.update(provenance)
+                    if ds.categorical or not ds.is_sparse and np.isnan(ds.X).any():  # a card's encoding / NaN
+                        r["preprocessing"] = dataset_prep(spec.options, ds)
                     r.update({"dataset": task.dataset, "data_hash": ds.data_hash, "data_source": ds.source,
                               "repeat": task.split.repeat, "fold": task.split.fold, "inner_fold": task.split.inner,
                               "split_seed": task.split.split_seed, "model_seed": task.split.model_seed,
@@ -574,6 +602,25 @@ class _NewKeys:
             self.seen.add(p.name)
             self.keys.update(frame["key"])
         return self.keys
+
+
+def _lacking_scorers(stored, spec: ExperimentSpec, plan: Plan) -> set[str]:
+    """Keys of stored ``ok`` rows whose ``scorers`` column lacks a scorer of ``experiment.metrics`` that scores
+    their dataset: computed again (the metric list is not part of the key; :mod:`randml_core.metrics`)."""
+    names = spec.options.get("metrics")
+    if not names or not len(stored):
+        return set()
+    want = {d: {s.column for s in scorers_for(names, ds.task)} for d, ds in plan.datasets.items()}
+    texts = stored[SCORERS_COLUMN] if SCORERS_COLUMN in stored.columns else [None] * len(stored)
+    have = {t: scored_columns(t) for t in set(t for t in texts if isinstance(t, str))}
+    return {k for k, st, d, t in zip(stored["key"], stored["status"], stored["dataset"], texts)
+            if st == "ok" and want.get(d) and not want[d] <= have.get(t if isinstance(t, str) else None, set())}
+
+
+def _task_options(options: dict, ds) -> dict:
+    """The options a task of ``ds`` runs with: its categorical columns added (``_categorical``) if it has any."""
+    cat = tuple(getattr(ds, "categorical", ()) or ())
+    return {**options, "_categorical": cat} if cat else options
 
 
 def _run_claimed_task(tid, X, y, task, options, problem="binary"):

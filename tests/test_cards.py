@@ -165,7 +165,8 @@ def test_cli_data_catalog_is_readable_never_downloads_and_fails_on_a_broken_card
     full = pd.read_csv(tmp_path / "c.csv")
     assert list(full["name"]) == ["tumours", "arrhythmia"] and "citation" in full.columns
     bad = tumour_table()
-    bad.loc[3, "age"] = np.nan  # the card is valid; the load refuses a missing feature value
+    bad["age"] = bad["age"].astype(float)
+    bad.loc[3, "age"] = np.inf  # the card is valid; the load refuses an infinite feature value (NaN is kept)
     bad.to_csv(csv_conf / "data" / "tumours.csv", index=False)
     broken = run("catalog", "tumours", "--config-dir", str(csv_conf))
     assert broken.returncode == 1, broken.stderr

@@ -38,9 +38,12 @@ def test_direction_table_and_unknown_metric_refused():
     assert {m for m, up in HIGHER_IS_BETTER.items() if up} == {"gmean", "accuracy", "balanced_accuracy"}
     assert {m for m, up in HIGHER_IS_BETTER.items() if not up} == {"rmse", "mae", "log_loss"}
     assert higher_is_better("gmean") is True and higher_is_better("rmse") is False
-    with pytest.raises(ValueError, match=r"unknown metric 'f1'.*higher_is_better=True or False"):
-        higher_is_better("f1")
-    assert higher_is_better("f1", True) is True and higher_is_better("brier", False) is False
+    with pytest.raises(ValueError, match=r"unknown metric 'my_score'.*higher_is_better=True or False"):
+        higher_is_better("my_score")
+    assert higher_is_better("my_score", True) is True and higher_is_better("brier", False) is False
+    # a scikit-learn scorer (issue 33): its sign says, by its name or its stored column (neg_ dropped)
+    assert higher_is_better("f1") is True and higher_is_better("f1_macro") is True
+    assert higher_is_better("neg_mean_absolute_error") is False and higher_is_better("mean_absolute_error") is False
     with pytest.raises(ValueError, match="lower-is-better"):
         higher_is_better("rmse", True)
     with pytest.raises(TypeError):

@@ -13,8 +13,8 @@ Source kinds (``source`` is one mapping, or a list tried in order, offline kinds
 =============  ======================================  =============================================
 kind           keys (optional in brackets)             read by
 =============  ======================================  =============================================
-``csv``        path, target, [drop, sep]               :class:`~.sources.tabular.TabularFileSource`
-``parquet``    path, target, [drop]                    :class:`~.sources.tabular.TabularFileSource`
+``csv``        path, target, [drop, sep, ...]          :class:`~.sources.tabular.TabularFileSource`
+``parquet``    path, target, [drop, ...]               :class:`~.sources.tabular.TabularFileSource`
 ``openml``     data_id, [target, openml_name]          :class:`~.sources.openml.OpenMLSource` (cache)
 ``sklearn``    loader (``load_iris``, ...)             :class:`~.sources.sklearn_bundled.SklearnSource`
 ``keel``       keel_name, [type_data]                  :class:`~.sources.keel.KeelSource`
@@ -23,6 +23,11 @@ kind           keys (optional in brackets)             read by
 ``generated``  generator (``module:function``), [args] :class:`~.sources.generated.GeneratedSource`
 ``registered`` defined_in, [sources, post]             the Python spec of that name (generated cards)
 =============  ======================================  =============================================
+
+csv / parquet also take ``categorical`` (the categorical feature columns by name; default: the text
+columns; encoded per fold as ``experiment.categorical`` says: ``onehot`` by default, or ``ordinal``) and
+``missing`` (``keep``: NaN features reach models whose scikit-learn tags allow NaN, and a run with any
+other model is refused before work; ``drop_rows``: rows with a missing feature are dropped at load).
 
 ``path`` is relative to the card's directory and stays inside the card's config dir, or lies under a
 folder listed in ``$RANDML_DATA_ROOTS``; a ``generated`` source names a generator that a plug-in
@@ -65,8 +70,8 @@ REQUIRED_KEYS = ("name", "task", "source")
 EXPECTED_KEYS = ("n", "d", "class_counts")
 #: source kind -> (required keys, optional keys), ``kind`` itself aside
 SOURCE_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "csv": (("path", "target"), ("drop", "sep")),
-    "parquet": (("path", "target"), ("drop",)),
+    "csv": (("path", "target"), ("drop", "sep", "categorical", "missing")),
+    "parquet": (("path", "target"), ("drop", "categorical", "missing")),
     "openml": (("data_id",), ("target", "openml_name")),
     "sklearn": (("loader",), ()),
     "keel": (("keel_name",), ("type_data",)),
@@ -181,7 +186,15 @@ def _tabular(path: Path, src: dict, kind: str, where: str) -> TabularFileSource:
     target = _typed(path, f"{where}.target", src["target"], str, "a column name")
     drop = _str_list(path, f"{where}.drop", src.get("drop", []))
     sep = _typed(path, f"{where}.sep", src.get("sep", ","), str, "a separator string such as ',' or ';'")
-    source = TabularFileSource(file, target, fmt=kind, drop=drop, sep=sep)
+    categorical = src.get("categorical")
+    if categorical is not None:
+        categorical = _str_list(path, f"{where}.categorical", categorical)
+    missing = src.get("missing", "keep")
+    if missing not in ("keep", "drop_rows"):
+        raise _fail(path, f"{where}.missing={missing!r} is not an option",
+                    "write missing: keep (NaN reach the models; a model that cannot take them is refused) "
+                    "or missing: drop_rows (rows with a missing feature are dropped at load)")
+    source = TabularFileSource(file, target, fmt=kind, drop=drop, sep=sep, categorical=categorical, missing=missing)
     try:
         columns = source.columns()
     except Exception as exc:

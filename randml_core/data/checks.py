@@ -113,7 +113,8 @@ def _label_array(y: np.ndarray) -> np.ndarray:
     return y
 
 
-def validate_xy(X, y, name: str, task: str | None = None, warn: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def validate_xy(X, y, name: str, task: str | None = None, warn: bool = True,
+                allow_nan: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Check a dataset's arrays and return them in canonical form.
 
     Returns ``(X, y)`` with ``X`` a C-contiguous float64 array of shape (n, d) and ``y`` a 1-D
@@ -165,7 +166,7 @@ def validate_xy(X, y, name: str, task: str | None = None, warn: bool = True) -> 
             f"features are not numeric ({exc})",
             "encode categorical or string columns as numbers in the source's prepare step",
         ) from None
-    finite = np.isfinite(X)
+    finite = np.isfinite(X) | np.isnan(X) if allow_nan else np.isfinite(X)
     if not finite.all():
         bad = ~finite
         n_nan = int(np.isnan(X).sum())

@@ -100,7 +100,8 @@ def load_dataset(name: str, source: str = "auto") -> Dataset:
         y, label_names = binarise_labels(y, spec.name)
     if spec.post is not None:
         X, y = spec.post(X, y)
-    X, y = validate_xy(X, y, spec.name, spec.task)
+    names, categorical = getattr(chosen, "feature_info", ((), ()))
+    X, y = validate_xy(X, y, spec.name, spec.task, allow_nan=bool(names))  # named columns: NaN checked per model
     if issparse(X):
         X = X.copy()
         for a in (X.data, X.indices, X.indptr):
@@ -137,6 +138,8 @@ def load_dataset(name: str, source: str = "auto") -> Dataset:
         notes=" ".join(notes),
         label_names=label_names,
         spec=spec,
+        feature_names=tuple(names) if names and len(names) == X.shape[1] else (),
+        categorical=tuple(categorical) if names and len(names) == X.shape[1] else (),
     )
 
 

@@ -116,6 +116,10 @@ class Dataset:
     notes: str
     label_names: dict[int, str] | None = None
     spec: DatasetSpec | None = field(default=None, compare=False)
+    #: the feature columns' names (a card's file; empty: unnamed) and the 0-based categorical columns,
+    #: encoded per fold by the run (``experiment.categorical``; :func:`randml_core.preprocess.encode`)
+    feature_names: tuple[str, ...] = ()
+    categorical: tuple[int, ...] = ()
 
     @property
     def n_samples(self) -> int:

@@ -3,8 +3,9 @@
 Datasets x model columns; each cell is the mean ± std over the outer folds of the setting selected by
 the papers' rule (best mean CV score over the grid) and, when the protocol has inner folds, by nested
 CV. Metrics: ``report.metrics`` (default gmean for the classification sets, rmse for the regression sets:
-a mixed experiment gets both); each metric's table has the sets it scores; lower-is-better metrics are
-minimised. With 2+ datasets and 2+ models, a statistics section compares the models
+a mixed experiment gets both, then the scikit-learn scorers of ``experiment.metrics``); each metric's table
+has the sets it scores; lower-is-better metrics are minimised (a scorer's direction is its sign:
+:mod:`randml_core.metrics`). With 2+ datasets and 2+ models, a statistics section compares the models
 (``<experiment>_stats.md`` and a CD diagram). Written to ``results/tables/<experiment>*.{md,csv,tex}``.
 """
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..config import ConfigError
-from ..metrics import STORED_METRICS, metric_task, task_kind
+from ..metrics import STORED_METRICS, find_scorer, metric_column, metric_task, not_scored, task_kind, unscored
 from ..preprocess import preprocessing_of
 from ..stats import higher_is_better
 from .comparison import comparison_section, pivot_scores, selected
@@ -26,8 +27,9 @@ def dataset_tasks(ctx) -> dict[str, str]:
 
 
 def metrics_of(ctx) -> list[str]:
-    """``report.metrics``, else gmean when the experiment has a classification set and rmse when it has a
-    regression set (both, one table each, for a mix). A listed metric that fits none of the sets is an error."""
+    """``report.metrics`` (stored columns), else gmean when the experiment has a classification set and rmse when
+    it has a regression set (both, one table each, for a mix), then each scorer of ``experiment.metrics`` that
+    scores one of its sets. A listed metric that fits none of the sets is an error."""
     tasks = set(dataset_tasks(ctx).values())
     chosen = list(ctx.spec.options.get("report_metrics") or [])
     for metric in chosen:
@@ -38,7 +40,9 @@ def metrics_of(ctx) -> list[str]:
                                  "or log_loss"))
     if chosen:
         return chosen
-    return [m for m, task in (("gmean", "classification"), ("rmse", "regression")) if task in tasks]
+    scorers = [metric_column(m) for m in ctx.spec.options.get("metrics") or []]
+    return [m for m, task in (("gmean", "classification"), ("rmse", "regression")) if task in tasks] + [
+        m for m in scorers if metric_task(m) in tasks]
 
 
 def complete_models(pick: pd.DataFrame, columns: list[str]) -> list[str]:
@@ -53,6 +57,18 @@ def complete_models(pick: pd.DataFrame, columns: list[str]) -> list[str]:
     return complete if len(complete) >= 2 else []
 
 
+def _dataset_features(frame, spec, ctx) -> list[str]:
+    """Footer lines for the datasets whose features differ from the experiment's description (a card's
+    categorical columns and NaN, :func:`randml_core.preprocess.dataset_prep`); also recorded in the sidecar."""
+    if not len(frame) or "preprocessing" not in frame.columns:
+        return []
+    base = preprocessing_of(spec.options)
+    found = {d: p for d, p in frame.groupby("dataset")["preprocessing"].first().items() if isinstance(p, str) and p != base}
+    if found and ctx.artefacts is not None:
+        ctx.artefacts.record("dataset_features", found)
+    return [f"Features of {d}: {p}." for d, p in sorted(found.items())]
+
+
 def build(ctx) -> list:
     spec, whole = ctx.spec, ctx.frame
     columns = spec.columns or [v.name for v in spec.variants]
@@ -65,11 +81,18 @@ def build(ctx) -> list:
     metrics = metrics_of(ctx)
     for metric in metrics:
         if len(whole) and metric not in whole.columns:
-            raise ConfigError(f"report.metrics lists {metric!r}, which the stored rows do not have "
-                             f"(they have: {', '.join(c for c in STORED_METRICS if c in whole.columns)})")
+            have = [c for c in [*STORED_METRICS, *(c for c in whole.columns if find_scorer(c))] if c in whole.columns]
+            raise ConfigError(f"report.metrics lists {metric!r}, which the stored rows do not have (they have: "
+                              f"{', '.join(have)})" + ("; fix: `randml run` with this config computes it for the "
+                                                       "stored cells" if find_scorer(metric) is not None else ""))
         # a metric's table has the datasets it scores (gmean: classification sets; rmse: regression sets)
         rows = [d for d in spec.datasets if tasks[d] == metric_task(metric)]
         frame = whole[whole["dataset"].isin(rows)] if len(whole) else whole
+        missing = unscored(frame, metric)
+        if missing:  # a mean over the folds scored so far is not the table's number
+            raise ConfigError(f"{missing} stored cell(s) of {spec.name} were computed before {metric!r} was listed in "
+                              "experiment.metrics and lack it; fix: `randml run` with this config scores them (it "
+                              "computes those cells again)")
         for rule, words, suffix in rules:
             pick = selected(frame, metric, rule) if len(frame) else pd.DataFrame(
                 columns=["dataset", "model", "mean", "std", "n_folds", "n_failed", "n_bounded", "params_json"])
@@ -77,7 +100,7 @@ def build(ctx) -> list:
                       f"Cell: mean ± std of per-fold {metric} over the outer folds at the selected setting "
                       f"({'higher' if higher_is_better(metric) else 'lower'} is better; bold = best of the row). "
                       f"Selection: {words}.",
-                      f"Features: {preprocessing_of(spec.options)}.",
+                      f"Features: {preprocessing_of(spec.options)}.", *_dataset_features(frame, spec, ctx),
                       cell_counts(whole, ctx.n_planned),
                       "Data sources: " + "; ".join(f"{d}: {s}" + (f" (substitute for {ctx.substitutes[d]})"
                                                                  if d in ctx.substitutes else "")
@@ -87,6 +110,7 @@ def build(ctx) -> list:
                           + ("; ".join(edges) if edges else "none") + ".")
             reasons = sorted(set(frame.loc[frame["status"] == "skipped", "error"].dropna())) if len(frame) else []
             footer += [f"Skipped by rule: {r.removeprefix('skipped: ')}" for r in reasons]
+            footer += [f"Not scored by {metric} (NaN): {line}" for line in not_scored(frame, metric)]
             table = Table(f"{spec.name}: {metric}" + (" (nested CV selection)" if rule == "nested" else ""),
                           rows, columns, pick, notes, footer, higher_is_better=higher_is_better(metric),
                           skipped_text="not run (skipped by rule, see below)")

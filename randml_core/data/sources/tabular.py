@@ -6,6 +6,11 @@ source description, so every stored row names the exact file its numbers came fr
 the same bytes (``read_csv`` / ``read_parquet``); the target column becomes ``y``, the dropped columns
 go, the rest become ``X`` through :func:`~randml_core.data.sources.frames.frame_to_arrays` (numbers as
 float64, text columns ordinal-coded by sorted value), as for every other frame-based source.
+The categorical columns (``categorical``: by name; default the text columns) and the feature names
+go to the :class:`~randml_core.data.registry.Dataset` (``feature_info`` after each load): a run encodes
+those columns per fold (``experiment.categorical``: one-hot by default). NaN features stay NaN
+(``missing: keep``; the run refuses a model that cannot take them) or their rows are dropped
+(``missing: drop_rows``).
 
 Size guard: before the file is read, its size in values (rows x columns) is checked against a limit,
 so that a small file that expands to a huge table (an 813 KB Parquet file of 30 million rows took
@@ -33,6 +38,8 @@ from .base import DataTooLargeError, LoadResult, MalformedDataError, Source, Sou
 from .frames import frame_to_arrays
 
 FORMATS = ("csv", "parquet")
+#: a card's ``missing``: keep the rows with NaN features (a model must take NaN), or drop them at load
+MISSING = ("keep", "drop_rows")
 #: the largest table (rows x columns) a card's file may hold unless raised (see the module docstring)
 DEFAULT_MAX_VALUES = 50_000_000
 MAX_VALUES_ENV = "RANDML_MAX_DATA_VALUES"
@@ -71,7 +78,8 @@ class TabularFileSource(Source):
 
     kind = "local-file"
 
-    def __init__(self, path, target: str, fmt: str = "csv", drop=(), sep: str = ",", max_values: int | None = None):
+    def __init__(self, path, target: str, fmt: str = "csv", drop=(), sep: str = ",", max_values: int | None = None,
+                 categorical=None, missing: str = "keep"):
         if fmt not in FORMATS:
             raise ValueError(f"TabularFileSource: format must be one of {FORMATS}, got {fmt!r}")
         self.path = Path(path)
@@ -80,6 +88,13 @@ class TabularFileSource(Source):
         self.drop = tuple(str(c) for c in drop)
         self.sep = sep
         self.max_values = max_values
+        #: declared categorical columns (None: the text columns); ``missing``: keep | drop_rows
+        self.categorical = None if categorical is None else tuple(str(c) for c in categorical)
+        if missing not in MISSING:
+            raise ValueError(f"TabularFileSource: missing must be one of {MISSING}, got {missing!r}")
+        self.missing = missing
+        #: set by each load: (feature names, 0-based categorical columns)
+        self.feature_info: tuple[tuple[str, ...], tuple[int, ...]] = ((), ())
 
     # -- reading
     def _frame(self, data: bytes | None = None, header_only: bool = False):
@@ -167,9 +182,22 @@ class TabularFileSource(Source):
                 f"rows, 0-based: {no_label[:10].tolist()}); fix: remove those rows from the file (a missing label is "
                 "not a class)")
         features = df.drop(columns=[self.target, *self.drop])
+        n_rows, dropped_rows = len(df), ""
+        if self.missing == "drop_rows":
+            keep = ~features.isna().any(axis=1).to_numpy()
+            dropped_rows = f"; {int((~keep).sum())} rows with missing features dropped (missing: drop_rows)"
+            features, labels = features[keep].reset_index(drop=True), labels[keep].reset_index(drop=True)
         X, y, categories = frame_to_arrays(features, labels, name)
+        names = tuple(str(c) for c in features.columns)
+        declared = self.categorical if self.categorical is not None else tuple(categories)
+        unknown = [c for c in declared if c not in names]
+        if unknown:
+            raise MalformedDataError(f"dataset {name!r}: categorical column(s) {unknown} are not features of "
+                                     f"'{self.path}' (features: {', '.join(names)}); fix: correct `source.categorical`")
+        self.feature_info = (names, tuple(names.index(c) for c in declared))
         coded = ", ".join(f"{c} ({len(v)} values)" for c, v in categories.items()) or "none"
         dropped = f"; dropped {list(self.drop)}" if self.drop else ""
-        notes = (f"{self.fmt} file {self.path.name} (sha256 {digest}): {len(df)} rows, target column "
-                 f"`{self.target}`{dropped}; text columns ordinal-coded by sorted value: {coded}.")
+        cat = f"; categorical columns {list(declared)} (encoded per fold: experiment.categorical)" if declared else ""
+        notes = (f"{self.fmt} file {self.path.name} (sha256 {digest}): {n_rows} rows, target column "
+                 f"`{self.target}`{dropped}{dropped_rows}; text columns ordinal-coded by sorted value: {coded}{cat}.")
         return LoadResult(X, y, self.kind, f"{self.fmt} file '{self.path}' (sha256 {digest})", notes=notes)
