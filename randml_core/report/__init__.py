@@ -112,12 +112,13 @@ def _inputs(spec: ExperimentSpec, frame: pd.DataFrame, plan, out: Path, store_di
 
 def _up_to_date(out: Path, name: str, inputs: str) -> bool:
     """Did a report with these ``inputs`` write this set, and is every file of it still as written?"""
-    import hashlib
     import json
+
+    from ..artefacts import _file_sha256
     try:
         meta = json.loads((out / "tables" / f"{name}.meta.json").read_text())
         if meta.get("facts", {}).get("inputs") != inputs or not meta.get("files"):
             return False
-        return all(hashlib.sha256((out / rel).read_bytes()).hexdigest() == sha for rel, sha in meta["files"].items())
+        return all(_file_sha256(out / rel) == sha for rel, sha in meta["files"].items())
     except (OSError, ValueError, AttributeError, TypeError):
         return False
