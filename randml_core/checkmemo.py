@@ -3,11 +3,11 @@
 Checking a model config imports its family's module, the model classes and scikit-learn: about 2 s
 of start-up that a run whose cells are all stored needs for nothing else. A config that passed the
 checks is remembered with the variants it gave and its family's version, under a fingerprint of all
-the checks read: the source of ``randml_core/`` and ``experiments/``, the installed distributions
+the checks read: the source of ``randml_core/`` and of every installed benchmark package, the installed distributions
 (the ``*.dist-info`` names in site-packages carry their versions) and Python's version. Any change
 gives another fingerprint, so a miss, so the full checks. Failures are never remembered: a bad config
-gets the same error every time. Only families registered by the papers' modules
-(``experiments/<paper>/families.py``) are remembered, and the memo is not used for a family already
+gets the same error every time. Only families registered by installed benchmarks' modules
+(their ``families.py``, :mod:`randml_core.plugins`) are remembered, and the memo is not used for a family already
 registered in the process (a test's own or replaced family is always checked).
 
 The memo is ``$RANDML_CHECKS_CACHE`` (default ``<repo>/.cache/checks``), one small JSON file per
@@ -24,7 +24,6 @@ import time
 from pathlib import Path
 
 from .artefacts import atomic_file
-from .provenance import REPO_ROOT
 
 #: a memo file not written for this long is removed when another is written
 KEEP_SECONDS = 14 * 86400
@@ -39,11 +38,13 @@ def cache_dir() -> Path:
 
 @functools.lru_cache(maxsize=1)
 def fingerprint() -> str:
-    """SHA-256 of the package and papers' sources, the installed distributions and Python's version."""
+    """SHA-256 of the engine's and the installed benchmarks' sources, the installed distributions and Python's
+    version."""
+    from .plugins import sources
     h = hashlib.sha256(sys.version.encode())
-    for root in ("randml_core", "experiments"):
-        for path in sorted((REPO_ROOT / root).rglob("*.py")):
-            h.update(f"\x1e{path.relative_to(REPO_ROOT)}\x1f".encode())
+    for root in (Path(__file__).resolve().parent, *map(Path, sources())):
+        for path in sorted(root.rglob("*.py")):
+            h.update(f"\x1e{path.relative_to(root.parent)}\x1f".encode())
             h.update(path.read_bytes())
     for entry in sys.path:
         if entry.endswith("-packages") and os.path.isdir(entry):

@@ -1,7 +1,7 @@
 """Command line: ``randml run | plan | status | report | compare | data``.
 
-``run``, ``plan``, ``status``, ``report`` and ``compare`` take Hydra overrides (``experiment=eem_table4
-dataset=heart model=eem protocol.repeats=3 profile=quick n_jobs=2``; ``run -m`` sweeps; Hydra's
+``run``, ``plan``, ``status``, ``report`` and ``compare`` take Hydra overrides (``experiment=NAME
+dataset=heart model=FAMILY protocol.repeats=3 profile=quick n_jobs=2``; ``run -m`` sweeps; Hydra's
 ``--config-dir DIR`` adds a user's own experiments, models and dataset cards); ``randml CMD --help`` says
 what each does (:mod:`randml_core.cli_help`). ``data`` (or ``dataset``) lists, describes and fetches
 datasets; ``model list`` lists the model configs; ``completion bash|zsh`` prints a completion script.
@@ -111,7 +111,7 @@ def _cmd_status(cfg) -> int:
     from .data.sources import no_downloads
     spec = _spec_from_cfg(cfg)
     with no_downloads():
-        plan = make_plan(spec, splits=False)
+        plan = make_plan(spec, splits=False, store_root=cfg.store_dir)  # a search's later rounds: from the store
     stored = Store(cfg.store_dir, spec.store).read(columns=["key", "status"] + (["error"] if _STATUS else []),
                                                    ordered=False)
     status = dict(zip(stored["key"], stored["status"]))
@@ -195,7 +195,11 @@ def _is_committed_config(spec, results_dir="results") -> tuple[bool, str]:
     task = list(HydraConfig.get().overrides.task)
     parsed = OverridesParser.create().parse_overrides(task)
     kept = [o.input_line for o in parsed if o.key_or_group == "experiment" or o.key_or_group in NEUTRAL_OVERRIDES]
-    base = build_spec(OmegaConf.to_container(compose(config_name="config", overrides=kept), resolve=True))
+    if len(kept) == len(parsed):  # no override left out: the committed config is the one composed already
+        return True, ""
+    from .data.cards import hydra_config_dirs
+    base = build_spec(OmegaConf.to_container(compose(config_name="config", overrides=kept), resolve=True),
+                      config_dirs=hydra_config_dirs())  # a user's plug-in modules are checked against their dirs
     if base.config_hash() == spec.config_hash():
         return True, ""
     changed = [o.input_line for o in parsed if o.input_line not in kept]

@@ -55,25 +55,25 @@ HELP = {
   progress=false          no progress bar
   shard=i/n               only the tasks whose plan index is i mod n (split a run over machines)
   backend=loky|dask|ray   where tasks run; backend_address=ADDRESS: an existing Dask / Ray cluster""",
-            ["randml run experiment=eem_table4",
-             "randml run experiment=smoke dataset=heart model=eem profile=quick n_jobs=2"]),
+            ["randml run --config-dir my-conf experiment=mine",
+             "randml run experiment=smoke dataset=heart profile=quick n_jobs=2"]),
     "plan": ("Print the experiment's grids and, per dataset, its cells stored / skipped / failed / missing and the "
              "predicted wall time; runs nothing and writes nothing.",
              """  workers=N               the worker count the predicted wall time is for (default: n_jobs)
   shard=i/n               plan only that shard's tasks""",
-             ["randml plan experiment=eem_table4",
+             ["randml plan --config-dir my-conf experiment=mine",
               "randml plan experiment=smoke profile=quick protocol.repeats=3 workers=8"]),
     "status": ("Print done / skipped (by a rule of the experiment) / failed / missing cells per dataset x model, "
                "from the store; runs nothing and writes nothing.",
                """  --failed                instead, each failed cell's error, grouped by (dataset, model, error) with counts""",
-               ["randml status experiment=eem_table4",
+               ["randml status --config-dir my-conf experiment=mine",
                 "randml status experiment=smoke --failed"]),
     "report": ("Rebuild the experiment's tables and figures from the store (no cell is computed). The experiment's "
                "committed configuration writes results/tables/ and results/figures/; any other goes to "
                "results/scratch/<experiment>/.",
                """  report.metrics=[M,...]  the generic report's metrics (default gmean, rmse for regression, then the
                           scikit-learn scorers of experiment.metrics, e.g. experiment.metrics=[f1_macro])""",
-               ["randml report experiment=eem_table4",
+               ["randml report experiment=smoke",
                 "randml report --config-dir my-conf experiment=mine results_dir=my-results"]),
     "compare": ("Compare the stored models over the experiment's datasets: average ranks, Friedman test, a CD "
                 "diagram and pairwise tests (with two models also the per-dataset corrected resampled t-test); "
@@ -81,11 +81,11 @@ HELP = {
                 """  metric=M                gmean, accuracy, balanced_accuracy, log_loss, rmse or mae, or a scikit-learn
                           scorer of experiment.metrics (f1_macro, neg_mean_absolute_error, ...; its sign
                           says which way is better) (default: rmse when every dataset is regression, else gmean)
-  models=[A,B,...]        only these models (table column names, e.g. models=[EEM-rbf,SVM-rbf])
+  models=[A,B,...]        only these models (table column names, e.g. models=[LogReg,kNN])
   rule=best_mean|nested   the setting each model is scored at: best mean over outer folds
                           (default; optimistic) or nested CV (needs protocol.inner_splits > 0)""",
-                ["randml compare experiment=eem_table4 metric=gmean",
-                 "randml compare experiment=eem_table4 models=[EEM-rbf,SVM-rbf] rule=nested"]),
+                ["randml compare --config-dir my-conf experiment=mine metric=gmean",
+                 "randml compare --config-dir my-conf experiment=mine models=[LogReg,kNN] rule=nested"]),
 }
 
 

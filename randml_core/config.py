@@ -9,12 +9,14 @@ import importlib
 import importlib.util
 import itertools
 import json
+import os
 import sys
 from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import ConfigError, did_you_mean, target_hint  # noqa: F401  (ConfigError: re-exported)
 from .preprocess import duplicates_of
+from .plugins import load_package
 from .protocol import KINDS, Protocol
 
 
@@ -26,6 +28,8 @@ class Variant:
     fixed: dict
     grid: dict  # param -> list of values
     target: dict | None = None  # the `estimator:` node of a `_target_` model (None for a family)
+    search: dict | None = None  # the checked `search:` / `budget:` blocks (randml_core.search); None: the grid
+    categorical: str | None = None  # the model's own `categorical:` (onehot|ordinal|native); None: the experiment's
 
     def settings(self) -> list[dict]:
         keys = sorted(self.grid)
@@ -53,7 +57,8 @@ class ExperimentSpec:
             object.__setattr__(self, "store", self.name)
 
     def config_hash(self) -> str:
-        variants = [{k: v for k, v in var.__dict__.items() if k != "target" or v is not None} for var in self.variants]
+        variants = [{k: v for k, v in var.__dict__.items() if k not in ("target", "search", "categorical") or v is not None}
+                    for var in self.variants]
         payload = {"name": self.name, "datasets": self.datasets, "protocol": self.protocol.__dict__,
                    "variants": variants, "options": self.options}
         return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
@@ -154,7 +159,7 @@ ENGINE_OPTIONS = {
     "store": "store directory name (experiments that share cells share a store)",
     "report": "report module(s) (default: the generic table)", "plugins": "modules outside experiments/ that "
     "register families", "preprocessing": "minmax | standard | none", "duplicates": "keep | drop | group",
-    "train_criteria": "store EEM Table 6's training criteria", "svm_max_iter": "libsvm iteration bound",
+    "train_criteria": "store the training-set criteria of the families that compute them", "svm_max_iter": "libsvm iteration bound",
     "cell_timeout": "seconds a plain fit may take", "title": "the table's title",
     "snapshot": "false for a smoke experiment: its report goes to results/scratch/<name>/, never over committed files",
     "metrics": "scikit-learn scorer names computed with each cell beside the built-in metrics (f1_macro, r2, ...)",
@@ -170,6 +175,31 @@ def _check_modules(exp: dict, config_dirs=()) -> None:
         modules = exp.get(key) or []
         for module in [modules] if isinstance(modules, str) else modules if isinstance(modules, list) else [modules]:
             check_plugin_module(module, f"experiment.{key}", config_dirs)
+
+
+def _importable(config_dirs) -> None:
+    """A module in a ``--config-dir`` (a user's ``plugins:``) is importable: the dirs go at the end of
+    ``sys.path`` (so they shadow no installed module; worker processes inherit it)."""
+    for d in config_dirs:
+        d = os.path.abspath(d)
+        if d not in sys.path:
+            sys.path.append(d)
+
+
+def _model_plugins(cfg: dict, exp: dict, config_dirs=()) -> None:
+    """A model config's ``plugin:`` (the module that registers its family) joins ``experiment.plugins``, so a
+    family is one Python file plus one model config; checked like them before anything is imported."""
+    from .trust import check_plugin_module
+    found = []
+    for key, m in (cfg.get("models") or {}).items():
+        module = m.get("plugin") if isinstance(m, dict) else None
+        if module is None:
+            continue
+        check_plugin_module(module, f"models.{key}.plugin", config_dirs)
+        found.append(module)
+    if found:
+        listed = exp.get("plugins") or []
+        exp["plugins"] = [*listed, *[m for m in dict.fromkeys(found) if m not in listed]]
 
 
 def _check_name(name, key: str = "experiment.name") -> None:
@@ -236,11 +266,17 @@ def _check_param(estimator: type, params: dict, where: str) -> None:
         raise ConfigError(str(exc)) from None
 
 
-MODEL_KEYS = {"family": "a registered family (experiments/<paper>/families.py)",
+MODEL_KEYS = {"family": "a registered family (a benchmark's families.py, or the module named by plugin:)",
+              "plugin": "the module (in your --config-dir) that registers this config's family: imported first",
               "estimator": "any scikit-learn-compatible estimator: {_target_: import.path, fixed args...}",
               "variants": "table columns: {NAME: {fixed params}} (default: one column named after the config)",
               "grid": "{param: [values]} searched for every variant",
-              "quick": "{param: [values]} replacing grid axes under profile=quick"}
+              "quick": "{param: [values]} replacing grid axes under profile=quick",
+              "search": "{kind: grid|random|halving|optuna, n, space: {param: {loguniform|uniform|int|choice: ...}}}"
+                        " (randml_core/search.py)",
+              "budget": "{settings: N} or {cpu_seconds: S}: the model's search budget per scope",
+              "categorical": "onehot | ordinal | native: this model's encoding of a card's categorical columns "
+                             "(default: experiment.categorical; native: codes to its categorical_features)"}
 
 
 def _model_identity(m: dict, where: str) -> str:
@@ -306,6 +342,16 @@ def _model_variants(key: str, m: dict, profile: str, only: str | None) -> list[V
         grid[p] = _as_value_list(quick[p] if profile == "quick" and p in quick else values, f"{where}grid.{p}")
         for v in grid[p]:
             _check_param(estimator, {p: v}, f"{where}grid.")
+    from .search import check_search
+    search = check_search(m, where, grid, valid, _as_value_list,
+                          lambda p, v: _check_param(estimator, {p: v}, f"{where}search.space."))
+    if search is not None and search["kind"] == "grid":  # choice axes of search.space join the grid
+        grid = {p: d["choice"] for p, d in search["space"].items()}
+    from .preprocess import check_model_encoding
+    try:
+        categorical = check_model_encoding(m, estimator, where)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     variants = []
     for vname, fixed in (m["variants"] if m.get("variants") is not None else {key: {}}).items():
         if fixed is None:  # `VARIANT: null` in an experiment drops that variant of the family
@@ -316,7 +362,7 @@ def _model_variants(key: str, m: dict, profile: str, only: str | None) -> list[V
                 raise ConfigError(f"{where}variants.{vname}.{p} is not a parameter of {label}; "
                                   f"{did_you_mean(p, valid)}valid: {', '.join(sorted(valid))}")
         _check_param(estimator, fixed, f"{where}variants.{vname}.")
-        variants.append(Variant(vname, ident, fixed, grid, target))
+        variants.append(Variant(vname, ident, fixed, grid, target, search, categorical))
     return variants
 
 
@@ -326,24 +372,28 @@ def _checked_variants(key: str, m: dict, profile: str, only: str | None, memo: b
     installed distributions (their versions are in the memo's fingerprint; nothing of them is imported on a
     hit). Returns (variants, {family name or target key: version} of a memo hit)."""
     from . import checkmemo
-    from .family import is_registered, paper_family, target_family, target_key
+    from .family import benchmark_family, is_registered, target_family, target_key
     ident = _model_identity(m, f"models.{key}.")
     target = dict(m["estimator"]) if "estimator" in m else None
     mkey = checkmemo.entry_key("model_variants", key, m, profile, only) if memo or target is not None else None
     if mkey and (target is not None or not is_registered(ident)):
         hit = checkmemo.get(mkey)
         if hit is not None:
-            variants = [Variant(v["name"], v["family"], v["fixed"], v["grid"], target) for v in hit["variants"]]
+            variants = [Variant(v["name"], v["family"], v["fixed"], v["grid"], target, v.get("search"),
+                                v.get("categorical"))
+                        for v in hit["variants"]]
             return variants, {target_key(target) if target is not None else ident: hit["version"]}
     variants = _model_variants(key, m, profile, only)
     if target is not None:  # remembered only when every package it names is an installed distribution
         version = target_family(target).version
         remember = mkey is not None and "==unknown" not in version
     else:
-        family = paper_family(ident) if mkey else None
+        family = benchmark_family(ident) if mkey else None
         version, remember = (family.version if family is not None else None), family is not None
     if remember:
-        checkmemo.put(mkey, {"variants": [{"name": v.name, "family": v.family, "fixed": v.fixed, "grid": v.grid}
+        checkmemo.put(mkey, {"variants": [{"name": v.name, "family": v.family, "fixed": v.fixed, "grid": v.grid,
+                                           **({"search": v.search} if v.search is not None else {}),
+                                           **({"categorical": v.categorical} if v.categorical is not None else {})}
                                           for v in variants], "version": version})
     return variants, {}
 
@@ -392,6 +442,7 @@ def build_spec(cfg: dict, config_dirs=None) -> ExperimentSpec:
     from .data import get_spec, list_datasets, UnknownDatasetError
     if config_dirs:
         check_no_shadowing(config_dirs)
+        _importable(config_dirs)
         from .data.cards import CardError, datasets_of, register_cards
         try:
             register_cards(config_dirs, needed=datasets_of(cfg))  # a bad card of another experiment: a warning
@@ -408,9 +459,10 @@ def build_spec(cfg: dict, config_dirs=None) -> ExperimentSpec:
         _check_name(exp["store"], "experiment.store")
     _check_modules(exp, config_dirs)
     _check_known_keys(exp)
-    for module in exp.get("plugins") or []:  # modules that register paper-specific families
+    _model_plugins(cfg, exp, config_dirs)
+    for module in exp.get("plugins") or []:  # a user's benchmark: its module, or its package's members
         try:
-            importlib.import_module(module)
+            load_package(module)
         except ImportError as exc:
             raise ConfigError(f"experiment.plugins: cannot import {module!r} ({exc})") from None
     datasets = list(_require(exp, "datasets", "experiment.", list))
@@ -435,7 +487,7 @@ def build_spec(cfg: dict, config_dirs=None) -> ExperimentSpec:
 
     models = cfg.get("models") or {}
     if not isinstance(models, dict) or not models:
-        raise ConfigError("the experiment lists no models: its defaults need entries like '/model@models.eem: eem'")
+        raise ConfigError("the experiment lists no models: its defaults need entries like '/model@models.NAME: NAME' (a model config in model/)")
     only = _model_identity(cfg["model"], "model.") if cfg.get("model") else None
     profile = cfg.get("profile") or {}
     if set(profile) - {"name"}:

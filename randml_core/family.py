@@ -3,9 +3,9 @@
 A *family* is an estimator class plus an evaluator ``evaluate(split, settings) -> [CellResult]`` that
 scores many hyper-parameter settings on one train/test :class:`Split`. Families whose grid shares work
 (one hidden layer or kernel for many settings) write their own evaluator; every other model uses
-:func:`evaluate_plain` (one fit per setting). A paper's families live in
-``experiments/<paper>/families.py`` and register themselves with :func:`register_family`; the registry
-imports those modules on first use of an unknown name, so no config lists plug-in modules.
+:func:`evaluate_plain` (one fit per setting). A benchmark's families live in its
+``families.py`` and register themselves with :func:`register_family`; the registry imports the installed
+benchmarks' ``families`` members on first use of an unknown name (:mod:`randml_core.plugins`).
 
 A model config may instead name any scikit-learn-compatible estimator with Hydra's ``_target_``
 (``estimator: {_target_: sklearn.linear_model.LogisticRegression, max_iter: 2000}``, pipelines
@@ -14,17 +14,14 @@ included): :func:`target_family` makes a family for it that runs through :func:`
 from __future__ import annotations
 
 import functools
-import importlib
 import inspect
 import json
 import signal
-import sys
 import threading
 import time
 import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -85,6 +82,10 @@ class Family:
     #: ``() -> None`` that compiles what the family's fits would compile on first use (numba kernels) on a
     #: tiny input; the runner calls it once per process before any timer starts (:func:`warm_up`)
     warmup: Callable[[], None] | None = None
+    #: what the common plug-in test (tests/test_plugins_common.py) checks of an evaluator of its own:
+    #: ``(dataset, preprocessing, settings)``, where its predictions must equal :func:`evaluate_plain`'s; or
+    #: ``"plain"`` (it wraps evaluate_plain: no shared work) or ``"probe"`` (an analysis: no predictions)
+    check: tuple | str | None = field(default=None, hash=False, compare=False)
 
     def handles(self) -> tuple[str, ...]:
         return self.tasks if self.tasks is not None else task_support(self.estimator())
@@ -182,41 +183,29 @@ def evaluate_plain(family: Family, split: Split, settings: list[dict], staged: b
 
 
 # --------------------------------------------------------------------------- the registry
-_EXPERIMENTS = Path(__file__).resolve().parent.parent / "experiments"
-
-
 class _Registry(dict):
-    """Family name -> Family. A name not yet registered imports the papers' ``families`` modules
-    (``experiments/<paper>/families.py``, in name order) until one registers it."""
+    """Family name -> Family. A name not yet registered imports the ``families`` members of the installed
+    benchmarks (:func:`randml_core.plugins.load_members`, in their entry-point name order)."""
 
-    _searched: set = set()
-    #: module -> why it could not be imported (an optional package missing, e.g. the ``papers`` extra)
-    unavailable: dict = {}
+    @property
+    def unavailable(self) -> dict:
+        """module -> why it could not be imported (an optional package missing, e.g. the ``papers`` extra)."""
+        from . import plugins
+        return plugins.unavailable()
 
-    def _search(self, name=None) -> None:
-        for path in sorted(_EXPERIMENTS.glob("*/families.py")):
-            module = f"experiments.{path.parent.name}.families"
-            if module in self._searched:
-                continue
-            self._searched.add(module)
-            try:
-                importlib.import_module(module)
-            except ImportError as exc:  # its families are not available here; the others are
-                self.unavailable[module] = (f"{module} cannot be imported ({exc}); its packages are in the papers "
-                                            "extra: pip install 'randml[papers]'")
-                continue
-            if name is not None and dict.__contains__(self, name):
-                return
+    def _search(self) -> None:
+        from . import plugins
+        plugins.load_members("families")
 
     def __missing__(self, name):
-        self._search(name)
+        self._search()
         if dict.__contains__(self, name):
             return dict.__getitem__(self, name)
         raise KeyError(name)
 
     def __contains__(self, name) -> bool:
         if not dict.__contains__(self, name):
-            self._search(name)
+            self._search()
         return dict.__contains__(self, name)
 
     def all(self) -> list[str]:
@@ -227,18 +216,20 @@ class _Registry(dict):
 FAMILIES: _Registry = _Registry()
 
 
-#: name -> the family object a paper's module (``experiments.*``) registered under it (see paper_family)
-_PAPER_FAMILIES: dict = {}
+#: name -> the family object a benchmark's module registered under it (see benchmark_family)
+_BENCHMARK_FAMILIES: dict = {}
 
 
 def register_family(family: Family) -> None:
-    """Add a family (a paper's ``families.py`` calls this at import)."""
+    """Add a family (a benchmark's ``families.py`` calls this at import). A family registered while a
+    benchmark's member is being imported (:func:`randml_core.plugins.loading`), or whose evaluator is defined
+    in an installed benchmark's package, is that benchmark's."""
+    from . import plugins
     dict.__setitem__(FAMILIES, family.name, family)
-    caller = sys._getframe(1).f_globals.get("__name__", "")
-    if caller.startswith("experiments."):
-        _PAPER_FAMILIES[family.name] = family
+    if plugins.loading() is not None or plugins.owner(getattr(family.evaluate, "__module__", None)):
+        _BENCHMARK_FAMILIES[family.name] = family
     else:
-        _PAPER_FAMILIES.pop(family.name, None)
+        _BENCHMARK_FAMILIES.pop(family.name, None)
 
 
 def is_registered(name: str) -> bool:
@@ -246,20 +237,20 @@ def is_registered(name: str) -> bool:
     return dict.__contains__(FAMILIES, name)
 
 
-def paper_family(name: str) -> Family | None:
-    """The registered family ``name`` if a paper's module registered it and it was not replaced since
+def benchmark_family(name: str) -> Family | None:
+    """The registered family ``name`` if a benchmark's module registered it and it was not replaced since
     (a test's own family or a substitute is not), else None; :mod:`randml_core.checkmemo` remembers only those."""
     family = dict.get(FAMILIES, name)
-    return family if family is not None and _PAPER_FAMILIES.get(name) is family else None
+    return family if family is not None and _BENCHMARK_FAMILIES.get(name) is family else None
 
 
 
 def release_unneeded(split: Split, later: list[Family]) -> list:
     """Drop the cache entries that none of the ``later`` families reads; returns the dropped keys.
 
-    A task evaluates its families one after another on one ``Split``; without this, the hidden
-    layers of WELM/EEM (N x h_max per activation) would still be held while EEKM builds its
-    kernels, and the task's peak memory would be the sum of the phases instead of their maximum.
+    A task evaluates its families one after another on one ``Split``; without this, one family's
+    shared work (e.g. hidden layers of N x h_max per activation) would still be held while the next
+    builds its kernels, and the task's peak memory would be the sum of the phases instead of their maximum.
     """
     if any(f.cache_kinds is None for f in later):
         return []

@@ -28,8 +28,8 @@ Scikit-learn scorers (``experiment.metrics: [f1_macro, roc_auc_ovr, r2, neg_mean
   ``randml run``, which computes it again: the same deterministic fit (same key and built-in metrics), whose
   newer row wins by the store's rule (ok, then the latest timestamp). Storing each fold's test predictions
   instead would score new metrics without a refit, but costs about 1 KB per cell before compression (an
-  int8 label and a float32 probability per test sample: eem_table4's 94,230 cells, inner folds included,
-  hold 93 MB) and a second scoring path; the refit is simpler and gives exactly what a fresh run stores.
+  int8 label and a float32 probability per test sample: a 94,230-cell grid experiment, inner folds
+  included, would hold 93 MB) and a second scoring path; the refit is simpler and gives exactly what a fresh run stores.
 """
 from __future__ import annotations
 
@@ -296,7 +296,7 @@ def recalls(y_true, y_pred, labels=None) -> np.ndarray:
 
 
 def gmean(y_true, y_pred, labels=None) -> float:
-    """Geometric mean of per-class recalls; binary: sqrt(TPR * TNR) (EEM paper Section 7)."""
+    """Geometric mean of per-class recalls; binary: sqrt(TPR * TNR) (Kubat and Matwin, 1997)."""
     r = recalls(y_true, y_pred, labels)
     return float(np.prod(r) ** (1.0 / len(r)))
 

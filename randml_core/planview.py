@@ -25,19 +25,35 @@ def run_summary(plan, stored: pd.DataFrame | None, todo, workers, shard=None) ->
     return _summary(plan, stored, todo, workers, shard_tasks(plan.tasks, shard), shard)
 
 
+def _seconds_per_cell(spec: ExperimentSpec, store_dir: str) -> dict:
+    """model -> median stored fit + predict seconds of its cells, for the models with a search or a budget."""
+    if not any(v.search is not None for v in spec.variants):
+        return {}
+    stored = Store(store_dir, spec.store).read(columns=["model", "fit_seconds", "predict_seconds"], ordered=False)
+    if not len(stored) or "fit_seconds" not in stored:
+        return {}
+    seconds = stored["fit_seconds"].fillna(0) + stored.get("predict_seconds", 0).fillna(0)
+    return seconds.groupby(stored["model"]).median().to_dict()
+
+
 def describe_plan(spec: ExperimentSpec, store_dir: str, workers: int = 1, shard: str | None = None) -> str:
     from .leases import holders
     from .runner import parse_shard, shard_tasks
     shard_n = parse_shard(shard)[1]
     n = resolve_workers(workers)
     lines = [f"{spec.name} [{spec.profile}]: {spec.protocol.describe()}"]
+    per_cell = _seconds_per_cell(spec, store_dir)
     for v in spec.variants:
+        if v.search is not None:  # a search or a budget (randml_core.search): its cells, budget and CPU time
+            from .search import plan_line
+            lines.append(plan_line(spec, v, per_cell.get(v.name), len(spec.datasets)))
+            continue
         grid = ", ".join(f"{k}={v.grid[k]}" for k in sorted(v.grid)) or "no grid"
         fixed = ", ".join(f"{k}={val!r}" for k, val in sorted(v.fixed.items()))
         lines.append(f"  model {v.name} ({v.family}): {len(v.settings())} setting(s): {grid}"
                      + (f"; fixed {fixed}" if fixed else ""))
     with no_downloads():
-        plan = make_plan(spec, splits=False)
+        plan = make_plan(spec, splits=False, store_root=store_dir)  # a search plans from the stored results
     store = Store(store_dir, spec.store)
     stored = store.read(columns=["key", "status", "dataset", "task_seconds"], ordered=False)
     status = dict(zip(stored["key"], stored["status"]))

@@ -117,10 +117,16 @@ def _standard(train: np.ndarray, *others: np.ndarray):
     return out
 
 
-def preprocess(name: str, X_train, X_test):
-    """Scale both parts with statistics of the training part only (never the test part)."""
+def preprocess(name: str, X_train, X_test, keep=()):
+    """Scale both parts with statistics of the training part only (never the test part); the columns ``keep``
+    (0-based: a natively categorical model's codes) stay as they are."""
     if name == "none":
         return X_train, X_test
+    if len(keep):
+        tr, te = (np.array(a, copy=True) for a in preprocess(name, X_train, X_test))
+        cols = list(keep)
+        tr[:, cols], te[:, cols] = X_train[:, cols], X_test[:, cols]
+        return tr, te
     from .data.checks import issparse
     if issparse(X_train):
         raise ValueError(f"preprocessing={name!r} would densify sparse features; "
@@ -133,20 +139,73 @@ def preprocess(name: str, X_train, X_test):
 
 # --------------------------------------------------------------------------- categorical columns, NaN
 
-#: experiment option ``categorical`` -> how a card's categorical columns are encoded
+#: experiment option ``categorical`` (and a model config's ``categorical:``) -> how a card's categorical columns
+#: are encoded; ``native`` is a model's own choice only
 ENCODINGS = {
     "onehot": "one-hot encoded with the training part's categories (unseen or missing: all zeros)",
     "ordinal": "ordinal codes (by sorted value in the file; NaN kept)",
+    "native": "ordinal codes (by sorted value in the file; NaN kept), not scaled, declared to the model as "
+              "categorical features (its categorical_features parameter)",
 }
+#: the estimator parameter a model with ``categorical: native`` receives the categorical columns' indices in
+NATIVE_PARAM = "categorical_features"
 
 
-def encoding_of(options: dict) -> str:
-    """The experiment's ``categorical`` option (default ``onehot``), validated."""
+def encoding_of(options: dict, variant=None) -> str:
+    """The encoding of a card's categorical columns: ``variant``'s own ``categorical:`` when it has one, else
+    the experiment's ``categorical`` option (default ``onehot``), validated."""
+    own = getattr(variant, "categorical", None)
+    if own is not None:
+        return own
     name = options.get("categorical") or "onehot"
-    if name not in ENCODINGS:
-        raise ValueError(f"experiment.categorical={name!r} is unknown; choose one of {sorted(ENCODINGS)} "
-                         "(onehot: one indicator column per category of the training part; ordinal: the codes)")
+    if name not in ("onehot", "ordinal"):
+        raise ValueError(f"experiment.categorical={name!r} is unknown; choose one of ['onehot', 'ordinal'] "
+                         "(onehot: one indicator column per category of the training part; ordinal: the codes)"
+                         + ("; native is a model's choice: set `categorical: native` in that model's config"
+                            if name == "native" else ""))
     return name
+
+
+def native_param(estimator) -> str | None:
+    """The estimator's parameter (a pipeline's step included) that takes the categorical features' indices, or None."""
+    try:
+        names = estimator.get_params(deep=True)
+    except Exception:
+        return None
+    found = sorted(k for k in names if k == NATIVE_PARAM or k.endswith("__" + NATIVE_PARAM))
+    return found[0] if len(found) == 1 else None
+
+
+def check_model_encoding(m: dict, estimator, where: str) -> str | None:
+    """A model config's ``categorical:`` (onehot | ordinal | native; None when absent), checked: ``native`` needs
+    an estimator with one ``categorical_features`` parameter, which the config may then not set itself.
+    Raises ValueError naming the key and the fix."""
+    choice = m.get("categorical")
+    if choice is None:
+        return None
+    if choice not in ENCODINGS:
+        raise ValueError(f"{where}categorical={choice!r} is unknown; choose one of {', '.join(ENCODINGS)} "
+                         "(native: ordinal codes declared to an estimator with a categorical_features parameter, "
+                         "e.g. HistGradientBoosting)")
+    if choice == "native":
+        param = native_param(estimator)
+        if param is None:
+            raise ValueError(f"{where}categorical=native needs an estimator with one {NATIVE_PARAM!r} parameter "
+                             f"(e.g. sklearn.ensemble.HistGradientBoostingClassifier); {type(estimator).__name__} "
+                             "has none; fix: categorical: onehot (or ordinal) for this model")
+        variants = [v for v in (m.get("variants") or {}).values() if v]
+        if any(param in (block or {}) for block in [m.get("grid"), m.get("quick"), *variants]):
+            raise ValueError(f"{where}categorical=native sets {param} from the card's categorical columns; fix: "
+                             f"remove {param} from the model's grid and variants")
+    return choice
+
+
+def native_settings(family, categorical) -> dict:
+    """The extra parameter a natively categorical model is fitted with: ``{<its categorical_features>: [indices]}``
+    ({} without categorical columns, so such a dataset's model is the plain one)."""
+    if not len(categorical):
+        return {}
+    return {native_param(family.estimator()): [int(j) for j in categorical]}
 
 
 def nan_columns(ds) -> list[str]:
@@ -162,15 +221,17 @@ def _names(ds, idx) -> list[str]:
     return [names[i] for i in idx]
 
 
-def dataset_prep(options: dict, ds) -> str:
-    """The preprocessing description of one dataset: :func:`preprocessing_of` for a dataset without
-    categorical columns or NaN (so the keys of every such dataset stay as they were), plus the encoding
-    of its categorical columns and the columns whose NaN reach the models."""
+def dataset_prep(options: dict, ds, variant=None) -> str:
+    """The preprocessing description of one dataset (for ``variant``, whose own ``categorical:`` may differ):
+    :func:`preprocessing_of` for a dataset without categorical columns or NaN (so the keys of every such
+    dataset stay as they were), plus the encoding of its categorical columns and the columns whose NaN reach
+    the models."""
     out = preprocessing_of(options)
     cat = tuple(getattr(ds, "categorical", ()) or ())
+    enc = encoding_of(options, variant)
     if cat:
-        out += f"; categorical {_names(ds, cat)} {ENCODINGS[encoding_of(options)]}"
-    nan = [c for c in nan_columns(ds) if not (cat and encoding_of(options) == "onehot" and c in _names(ds, cat))]
+        out += f"; categorical {_names(ds, cat)} {ENCODINGS[enc]}"
+    nan = [c for c in nan_columns(ds) if not (cat and enc == "onehot" and c in _names(ds, cat))]
     if nan:
         out += f"; NaN passed to the model in {nan}"
     return out
@@ -212,13 +273,20 @@ def allows_nan(family) -> bool:
 
 def nan_refusal(ds, options: dict, families) -> str | None:
     """The reason a run is refused before any work (None: fine): NaN features after the encoding, and
-    a model whose estimator does not take NaN. ``families() -> [(variant name, family)]`` (called only
-    when the dataset has NaN)."""
+    a model whose estimator does not take NaN. ``families() -> [(variant name, family)]`` or
+    ``[(variant name, family, variant)]`` (its own ``categorical:``), called only when the dataset has NaN."""
     cat = set(_names(ds, getattr(ds, "categorical", ()) or ()))
-    nan = [c for c in nan_columns(ds) if not (encoding_of(options) == "onehot" and c in cat)]
-    if not nan:
+    all_nan = nan_columns(ds)
+    if not all_nan:
         return None
-    bad = sorted({name for name, fam in families() if not allows_nan(fam)})
+    reached, bad = {}, set()
+    for name, fam, *variant in families():
+        enc = encoding_of(options, variant[0] if variant else None)
+        cols = [c for c in all_nan if not (enc == "onehot" and c in cat)]
+        if cols and not allows_nan(fam):
+            bad.add(name)
+            reached.update(dict.fromkeys(cols))
+    nan, bad = list(reached), sorted(bad)
     if not bad:
         return None
     return (f"dataset {ds.name!r} has missing values (NaN) in column(s) {nan}, and model(s) {bad} do not accept "

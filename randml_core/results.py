@@ -1,6 +1,6 @@
 """Load stored results as pandas frames (for notebooks and reports).
 
-``load("eem_table4")`` returns the rows the report tables are built from, and only those: outer
+``load("mine")`` returns the rows the report tables are built from, and only those: outer
 folds (``inner_fold == -1``), status ``ok``, and cells of the experiment's *current* config (the
 keys :func:`randml_core.runner.make_plan` gives for the experiment as composed from ``conf/``, the
 same selection ``randml report`` makes). Averaging such a frame over folds gives the numbers of the
@@ -224,7 +224,7 @@ def load(experiment: str, *, store_dir: str | os.PathLike | None = None, overrid
     ``inner_fold`` or ``status`` replaces the corresponding default.
 
     ``filters`` select by column equality, a list meaning "any of":
-    ``load("eem_table4", dataset="heart", model=["EEM-rbf", "SVM-rbf"])``; a value that no row of
+    ``load("mine", dataset="heart", model=["LogReg", "kNN"])``; a value that no row of
     the experiment has raises (with the values it has) instead of giving an empty frame.
     ``config_dir``: a user's own config folder (as ``randml run --config-dir DIR``).
 
@@ -339,8 +339,8 @@ def best(frame: pd.DataFrame, rule: str = "best_mean", metric: str | None = None
     """The cells of the report tables: per (dataset, model) the selected setting with the mean, std
     and number of its outer folds, by the same functions the tables use.
 
-    ``rule="best_mean"``: the setting with the best mean outer-fold ``metric`` (the EEM paper's rule,
-    optimistic; :func:`randml_core.report.tables.select_best`). ``rule="nested"``: per outer fold the
+    ``rule="best_mean"``: the setting with the best mean outer-fold ``metric`` (the rule several
+    papers report, optimistic; :func:`randml_core.report.tables.select_best`). ``rule="nested"``: per outer fold the
     setting with the best mean over that fold's inner folds, scored on the outer fold
     (:func:`~randml_core.report.tables.select_nested`; needs ``load(..., include_inner=True)``).
     RMSE, MAE and log loss are minimised, every other metric maximised, except a scikit-learn scorer of
@@ -520,6 +520,25 @@ def _staged(frame: pd.DataFrame, id_columns) -> pd.DataFrame:
         return pd.DataFrame(columns=[*ids, "stage"])
     out = pd.concat(parts, ignore_index=True)
     return out[[*ids, *[c for c in out.columns if c not in ids]]]
+
+
+def trace(experiment: str, *, store_dir: str | os.PathLike | None = None, overrides=(),
+          config_dir: str | os.PathLike | None = None, **filters) -> pd.DataFrame:
+    """The trace of the experiment's searches (models with a ``search:`` block, :mod:`randml_core.search`): one
+    row per (dataset, model, repeat, fold, trial) with the setting (``params_json``), its ``score`` over
+    ``n_folds`` folds, the ``rung`` (halving), the ``cells`` it added, ``cells_so_far``, ``best_so_far`` and the
+    scope's stored ``cpu_seconds``; repeat = fold = -1 for a search over the outer folds. Empty when no model
+    searches. ``filters`` select by column equality (a list: any of), as :func:`load`."""
+    from .rows import search_trace as trace_of
+    spec = compose_spec(experiment, overrides, config_dir)
+    frame = trace_of(spec, store_root(store_dir))
+    for col, value in filters.items():
+        if col not in frame.columns:
+            raise KeyError(f"no column {col!r} in the search trace; columns: {', '.join(frame.columns)}")
+        frame = frame[frame[col].isin(_listed(value))]
+    frame = frame.reset_index(drop=True)
+    frame.attrs.update(experiment=experiment, overrides=list(overrides))
+    return frame
 
 
 def make_target(experiment: str) -> str | None:

@@ -16,8 +16,19 @@ def current_rows(spec, store_dir: str | os.PathLike):
     from .data.sources import no_downloads
     from .runner import make_plan  # plan = which keys belong to this config; no model is called
     with no_downloads():
-        plan = make_plan(spec, splits=False)  # keys need the seeds only
+        plan = make_plan(spec, splits=False, store_root=store_dir)  # keys need the seeds (searches: the store)
     keys = {c.key for _, c in plan.cells()}
     frame = Store(store_dir, spec.store).read()
     frame = frame[frame["key"].isin(keys)].reset_index(drop=True) if len(frame) else frame
     return frame, plan, keys
+
+
+def search_trace(spec, store_root):
+    """The trace of ``spec``'s searches (:func:`randml_core.search.trace_frame`) as the store ``store_root`` has
+    them (nothing downloaded)."""
+    from .data.sources import no_downloads
+    from .runner import make_plan
+    from .search import trace_frame
+    with no_downloads():
+        plan = make_plan(spec, splits=False, store_root=store_root)
+    return trace_frame(plan.search_trace)

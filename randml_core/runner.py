@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import importlib
 import json
 import logging
 import math
@@ -35,7 +34,9 @@ from .metrics import SCORERS_COLUMN, classification_scores, log_loss, mae, rmse,
 from .prediction import run_summary
 from .family import Split, evaluate, family_of, is_registered, release_unneeded, skipped, target_key, warm_up
 from .preprocess import (PREPROCESSING, PREPROCESSINGS, _minmax, _standard, dataset_prep, duplicates_of,  # noqa: F401
-                         encode, encoding_of, nan_refusal, preprocess, preprocessing_of)
+                         encode, encoding_of, nan_refusal, native_settings, preprocess, preprocessing_of)
+from .keys import canonical_params  # noqa: F401  (re-exported: runner.canonical_params)
+from .plugins import load_package
 from .protocol import SplitSpec
 from .provenance import code_version, package_versions
 from .leases import HEARTBEAT_SECONDS, STALE_SECONDS, Leases, task_id
@@ -46,16 +47,6 @@ log = logging.getLogger(__name__)
 #: columns that legitimately differ between two runs of the same cells
 VOLATILE_COLUMNS = ("fit_seconds", "predict_seconds", "task_seconds", "timestamp", "code_version", "code_dirty",
                     "packages")
-
-def canonical_params(params: dict) -> str:
-    def norm(v):
-        if isinstance(v, (np.floating, float)):
-            return float(v)
-        if isinstance(v, (np.integer, int)) and not isinstance(v, bool):
-            return int(v)
-        return v
-    return json.dumps({k: norm(params[k]) for k in sorted(params)}, sort_keys=True)
-
 
 def cell_key(data_hash: str, spec: ExperimentSpec, split: SplitSpec, variant: Variant, params_json: str,
              prep: str | None = None) -> str:
@@ -95,6 +86,7 @@ class Plan:
     datasets: dict            # name -> Dataset
     tasks: list[Task]         # every split with all its cells
     unavailable: dict         # dataset name -> reason it could not be loaded
+    search_trace: list = field(default_factory=list)  # rows of the searches' trace (randml_core.search)
 
     def cells(self):
         for t in self.tasks:
@@ -130,22 +122,31 @@ def _draw_splits(spec: ExperimentSpec, name: str, ds) -> list[SplitSpec]:
         raise PlanError(str(exc)) from exc
 
 
-def make_plan(spec: ExperimentSpec, splits: bool = True) -> Plan:
+def make_plan(spec: ExperimentSpec, splits: bool = True, store_root=None, scores: dict | None = None) -> Plan:
     """Expand the spec into tasks and cell keys. A dataset that needs a download is listed in
     ``unavailable`` (tables say so); bad data or an impossible split raises PlanError.
 
     ``splits=False`` leaves the tasks' train/test indices None where the protocol gives the layout
     of its splits without drawing them (:meth:`Protocol.layout`; the keys need only the seeds):
     :meth:`Plan.draw_splits` draws them for the datasets that are computed, so a run whose cells
-    are all stored draws no fold. Errors scikit-learn's splitters would raise come from that call."""
-    datasets, tasks, unavailable = {}, [], {}
+    are all stored draws no fold. Errors scikit-learn's splitters would raise come from that call.
+
+    A model with a ``search:`` block (:mod:`randml_core.search`) plans the cells its search needs given the
+    stored results (``scores``, else read from ``store_root``; none: its first round only), with the same
+    key recipe as grid cells; the runner plans again after each round."""
+    from . import search
+    datasets, tasks, unavailable, trace = {}, [], {}, []
     grids = []  # per variant: its family's key parts and every (params, canonical json, key bytes of that)
     for v in spec.variants:
-        cells = []
-        for params in v.settings():
-            pj = canonical_params(params)
-            cells.append((params, pj, json.dumps(pj).encode()))
+        cells = None  # a search's cells are planned per dataset below
+        if not search.is_search(v):
+            cells = []
+            for params in v.settings():
+                pj = canonical_params(params)
+                cells.append((params, pj, json.dumps(pj).encode()))
         grids.append((v, _family_parts(spec, v), cells))
+    if scores is None and any(cells is None for _, _, cells in grids):
+        scores = search.stored_scores(spec, store_root)
     p = spec.protocol
     sha256 = hashlib.sha256
     for name in spec.datasets:
@@ -169,35 +170,66 @@ def make_plan(spec: ExperimentSpec, splits: bool = True) -> Plan:
                 raise PlanError(str(exc)) from exc
         splits_of_ds = layout if layout is not None else _draw_splits(spec, name, ds)
         data = '{"data": ' + json.dumps(ds.data_hash) + ', "family": '
-        prep = json.dumps(_dataset_prep(spec, ds))  # after the splits: their PlanError comes first
+        preps = [json.dumps(p) for p in _dataset_prep(spec, ds)]  # per variant; after the splits' PlanError
+        heads = {}  # (task index, variant index) -> the key's hash head and tail, for the searches
+        first = len(tasks)
         for split in splits_of_ds:
             task = Task(name, split)
             split_def = [p.kind, p.n_splits, p.test_size, p.seed, p.inner_splits if split.inner >= 0 else 0,
                          split.repeat, split.fold, split.inner]
             seed = json.dumps(split.model_seed)
-            tail = ', "prep": ' + prep + ', "split": ' + json.dumps(split_def) + ', "version": '
+            tails = {p: ', "prep": ' + p + ', "split": ' + json.dumps(split_def) + ', "version": ' for p in set(preps)}
             append = task.cells.append
-            for v, (family, options, version), cells in grids:
+            for vi, (v, (family, options, version), cells) in enumerate(grids):
                 # cell_key's JSON in sort_keys order: the fields before "params" are the same for every cell
                 # of this (split, variant), so their hash state is computed once and copied
                 head = sha256((data + family + ', "model_seed": ' + seed + ', "options": ' + options
                                + ', "params": ').encode())
-                end = (tail + version + "}").encode()
+                end = (tails[preps[vi]] + version + "}").encode()
+                if cells is None:
+                    heads[(len(tasks) - first, vi)] = (head, end)
+                    continue
                 for params, pj, pj_bytes in cells:
                     h = head.copy()
                     h.update(pj_bytes)
                     h.update(end)
                     append(Cell(h.hexdigest()[:24], v, params, pj))
             tasks.append(task)
-    return Plan(spec, datasets, tasks, unavailable)
+        _plan_searches(spec, grids, name, ds.task, tasks[first:], heads, scores, trace)
+    return Plan(spec, datasets, tasks, unavailable, trace)
 
 
-def _dataset_prep(spec: ExperimentSpec, ds) -> str:
-    """The dataset's preprocessing description (the experiment's for a dataset without categorical columns
-    or NaN); a dataset with NaN that a model cannot take raises PlanError before any work."""
+def _plan_searches(spec, grids, dataset: str, task: str, ds_tasks: list, heads: dict, scores, trace: list) -> None:
+    """Append to ``ds_tasks`` the cells the searches of ``dataset`` need (:func:`randml_core.search.expand`)."""
+    from .search import expand
+    for vi, (v, _, cells) in enumerate(grids):
+        if cells is not None:
+            continue
+        memo: dict = {}
+
+        def key_of(ti, params, vi=vi, memo=memo):
+            pj = canonical_params(params)
+            if (ti, pj) not in memo:
+                head, end = heads[(ti, vi)]
+                h = head.copy()
+                h.update(json.dumps(pj).encode())
+                h.update(end)
+                memo[(ti, pj)] = h.hexdigest()[:24]
+            return memo[(ti, pj)]
+        for ti, params in expand(spec, v, dataset, task, [t.split for t in ds_tasks], key_of, scores or {}, trace):
+            ds_tasks[ti].cells.append(Cell(key_of(ti, params), v, params, canonical_params(params)))
+
+
+def _dataset_prep(spec: ExperimentSpec, ds) -> list[str]:
+    """The dataset's preprocessing description per variant (the experiment's for a dataset without categorical
+    columns or NaN; a model's own ``categorical:`` may differ); a dataset with NaN that a model cannot take
+    raises PlanError before any work."""
     try:
-        prep = dataset_prep(spec.options, ds)
-        why = nan_refusal(ds, spec.options, lambda: [(v.name, family_of(v.family, v.target)) for v in spec.variants])
+        if getattr(ds, "categorical", ()):  # a model's own `categorical:` matters only here
+            prep = [dataset_prep(spec.options, ds, v) for v in spec.variants]
+        else:
+            prep = [dataset_prep(spec.options, ds)] * len(spec.variants)
+        why = nan_refusal(ds, spec.options, lambda: [(v.name, family_of(v.family, v.target), v) for v in spec.variants])
     except ValueError as exc:
         raise PlanError(str(exc)) from exc
     if why:
@@ -254,23 +286,32 @@ def run_task(X, y, task: Task, options: dict, problem: str = "binary") -> list[d
     """
     with threadpool_limits(limits=1):
         tr, te = task.split.train, task.split.test
-        Xtr, Xte = encode(X[tr], X[te], options.get("_categorical", ()), encoding_of(options))  # card datasets
-        Xtr, Xte = preprocess(options.get("preprocessing") or "minmax", Xtr, Xte)
-        # training-set criteria (EEM Table 6) are only needed on outer folds
+        cat = options.get("_categorical", ())  # a card's categorical columns
+        # training-set criteria (a family's train_criteria option) are only needed on outer folds
         opts = {**options, "train_criteria": bool(options.get("train_criteria")) and task.split.inner < 0}
-        split = Split(Xtr, y[tr], Xte, task.split.model_seed, opts)
+        splits: dict = {}
+
+        def split_for(enc: str) -> Split:  # the features as a model of this encoding sees them
+            if enc not in splits:
+                Xtr, Xte = encode(X[tr], X[te], cat, enc)
+                Xtr, Xte = preprocess(options.get("preprocessing") or "minmax", Xtr, Xte,
+                                      keep=cat if enc == "native" else ())
+                splits[enc] = Split(Xtr, y[tr], Xte, task.split.model_seed, opts)
+            return splits[enc]
         labels = np.unique(y)
         by_family: dict[tuple, list[Cell]] = {}
         for c in task.cells:
             target = None if c.variant.target is None else json.dumps(c.variant.target, sort_keys=True)
-            by_family.setdefault((c.variant.family, target), []).append(c)
+            by_family.setdefault((c.variant.family, target, encoding_of(options, c.variant)), []).append(c)
         families = {k: family_of(k[0], None if k[1] is None else json.loads(k[1])) for k in by_family}
         rows = []
         order = list(by_family)
         for pos, group in enumerate(order):
             cells, fam = by_family[group], families[group]
             family = fam.name
-            settings = [c.params for c in cells]
+            split = split_for(group[2])
+            extra = native_settings(fam, cat) if group[2] == "native" else {}  # its categorical_features
+            settings = [{**c.params, **extra} for c in cells] if extra else [c.params for c in cells]
             tasks = fam.handles()
             if problem not in tasks:  # e.g. a binary-only model on a multiclass dataset: not run, by rule
                 results = skipped(settings, f"{family} handles {'/'.join(tasks)} tasks; this dataset is {problem}")
@@ -421,7 +462,39 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
         retry_failed: bool = False, shard: str | None = None, workers: int | None = None,
         lease_heartbeat: float = HEARTBEAT_SECONDS, lease_stale: float = STALE_SECONDS,
         wait_poll: float = 2.0, backend: str = "loky", backend_address: str | None = None) -> RunSummary:
-    """Compute the cells of ``spec`` not yet stored in ``store_root``.
+    """Compute the cells of ``spec`` not yet stored in ``store_root`` (:func:`_run_round`). A model with a
+    ``search:`` block (:mod:`randml_core.search`) plans its next rung or trial from the stored results of the
+    previous one, so the rounds repeat until a round has nothing to compute."""
+    from .search import is_search
+    adaptive = [v.name for v in spec.variants if is_search(v) and v.search.get("kind") in ("halving", "optuna")]
+    if shard and adaptive:
+        from .errors import ConfigError
+        raise ConfigError(f"shard={shard} with an adaptive search ({', '.join(adaptive)}): each rung or trial is planned "
+                          "from every scope's stored results, which a shard does not wait for; fix: run without shard= "
+                          "(or with search kind random, whose settings do not depend on scores)")
+    kwargs = dict(n_jobs=n_jobs, progress=progress, retry_failed=retry_failed, shard=shard, workers=workers,
+                  lease_heartbeat=lease_heartbeat, lease_stale=lease_stale, wait_poll=wait_poll, backend=backend,
+                  backend_address=backend_address)
+    t0, rounds = time.monotonic(), []
+    while True:
+        rounds.append(_run_round(spec, store_root, **kwargs))
+        kwargs["retry_failed"] = False  # failed cells are retried once, in the first round
+        if not any(is_search(v) for v in spec.variants) or not rounds[-1].computed:
+            break
+        log.info("%s: search round %d done (%d cells); planning the next rung or trial from the stored results",
+                 spec.name, len(rounds), rounds[-1].computed)
+    last = rounds[-1]
+    earlier = sum(r.computed for r in rounds[:-1])
+    return RunSummary(sum(r.computed for r in rounds), last.cached - earlier, sum(r.failed for r in rounds),
+                      sum(r.not_converged for r in rounds), time.monotonic() - t0, last.unavailable,
+                      sum(r.skipped for r in rounds))
+
+
+def _run_round(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool = True,
+               retry_failed: bool = False, shard: str | None = None, workers: int | None = None,
+               lease_heartbeat: float = HEARTBEAT_SECONDS, lease_stale: float = STALE_SECONDS,
+               wait_poll: float = 2.0, backend: str = "loky", backend_address: str | None = None) -> RunSummary:
+    """Compute the cells of ``spec``'s plan not yet stored in ``store_root``.
 
     Several runs may fill one store at once (processes, or hosts sharing the directory): each task
     is claimed by a lease (:mod:`randml_core.leases`) before it is computed, tasks leased by another
@@ -437,10 +510,11 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
     store = Store(store_root, spec.store)
     store.check_writable()  # before any work: an unwritable store would lose the first task's results
     store.cleanup_temp()
-    plan = make_plan(spec, splits=False)  # folds are drawn below, only for datasets with cells to compute
+    plan = make_plan(spec, splits=False, store_root=store_root)  # folds are drawn below, only where cells are computed
     for name, ds in plan.datasets.items():  # a card's categorical columns / NaN: how they reach the models
-        if (prep := dataset_prep(spec.options, ds)) != preprocessing_of(spec.options):
-            print(f"randml run: dataset {name!r}: features {prep}", file=sys.stderr)
+        for prep, models in _preps_of(spec, ds).items():
+            if prep != preprocessing_of(spec.options):
+                print(f"randml run: dataset {name!r}: features {prep}" + models, file=sys.stderr)
     if plan.unavailable:  # each reason is printed once, after the run (randml run: skipped NAME: why)
         log.warning("%s: %d dataset(s) not available, skipped: %s", spec.name, len(plan.unavailable),
                     ", ".join(plan.unavailable))
@@ -477,6 +551,7 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
         _warm_up_here([t for _, t in todo])
         from .backends import executor
         sha, dirty = code_version()
+        variants = {v.name: v for v in spec.variants}  # a row's model -> its variant (its own encoding)
         provenance = {"experiment": spec.name, "code_version": sha, "code_dirty": dirty,
                       "packages": package_versions(), "config_hash": spec.config_hash(),
                       "protocol": spec.protocol.describe(), "preprocessing": preprocessing_of(spec.options)}
@@ -526,7 +601,7 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
                 for r in rows:
                     r.update(provenance)
                     if ds.categorical or not ds.is_sparse and np.isnan(ds.X).any():  # a card's encoding / NaN
-                        r["preprocessing"] = dataset_prep(spec.options, ds)
+                        r["preprocessing"] = dataset_prep(spec.options, ds, variants.get(r["model"]))
                     r.update({"dataset": task.dataset, "data_hash": ds.data_hash, "data_source": ds.source,
                               "repeat": task.split.repeat, "fold": task.split.fold, "inner_fold": task.split.inner,
                               "split_seed": task.split.split_seed, "model_seed": task.split.model_seed,
@@ -617,6 +692,14 @@ def _lacking_scorers(stored, spec: ExperimentSpec, plan: Plan) -> set[str]:
             if st == "ok" and want.get(d) and not want[d] <= have.get(t if isinstance(t, str) else None, set())}
 
 
+def _preps_of(spec: ExperimentSpec, ds) -> dict:
+    """{features description of ``ds``: " (models A, B)" or "" when every model sees the same}."""
+    found: dict = {}
+    for v in spec.variants if getattr(ds, "categorical", ()) else [None]:
+        found.setdefault(dataset_prep(spec.options, ds, v), []).append(getattr(v, "name", ""))
+    return {p: "" if len(found) == 1 else f" (models {', '.join(names)})" for p, names in found.items()}
+
+
 def _task_options(options: dict, ds) -> dict:
     """The options a task of ``ds`` runs with: its categorical columns added (``_categorical``) if it has any."""
     cat = tuple(getattr(ds, "categorical", ()) or ())
@@ -669,9 +752,9 @@ def _warm_up_here(tasks) -> None:
 
 
 def _run_task_with_meta(X, y, task, options, problem="binary"):
-    # worker processes start fresh: families of modules outside experiments/ (experiment.plugins) are imported here
+    # worker processes start fresh: a user's plug-in modules (experiment.plugins) are imported here
     for module in options.get("plugins") or []:
-        importlib.import_module(module)
+        load_package(module)
     warm_up(_families_of(task.cells))  # kernels compile (or load from numba's disk cache) before any timer
     t0 = time.perf_counter()
     rows = run_task(X, y, task, options, problem)

@@ -34,7 +34,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from randml_core.metrics import gmean  # noqa: E402
-from randml_core.divergence import train_criteria  # noqa: E402
+from randml_core.models.divergence import train_criteria  # noqa: E402
 from randml_core.family import FAMILIES, Split, evaluate_plain  # noqa: E402
 from randml_core.models._common import binary_targets  # noqa: E402
 from randml_core.runner import _minmax, make_plan  # noqa: E402

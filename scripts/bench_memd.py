@@ -61,7 +61,8 @@ def main(argv=None) -> int:
     from sklearn.linear_model import LogisticRegression
     from sklearn.svm import LinearSVC
 
-    from randml_core.models.memd import MeMdClassifier, make_text_like
+    from experiments.memd.generators import make_text_like
+    from randml_core.models.memd import MeMdClassifier
 
     X, y = make_text_like(args.docs, args.words, args.classes, random_state=0, doc_length=80,
                           n_topic_words=200, topic_boost=4.0)

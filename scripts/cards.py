@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Write conf/dataset/<name>.yaml for every dataset defined in Python (randml_core/data/sets_*.py).
+"""Write conf/dataset/<name>.yaml for every dataset defined in Python (the benchmarks' experiments/*/datasets.py).
 
 Usage: .venv/bin/python scripts/cards.py [--check] [--dir conf/dataset]
 

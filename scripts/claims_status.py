@@ -1,12 +1,14 @@
-"""Claim counts per paper, before and after the fidelity issue's rules (issue 17), for the README status table.
+"""Claim counts per paper: before issue 17's rules, under them, and now (issue 31's rules), for the README table.
 
 Usage: ``python scripts/claims_status.py [--write-readme]``
 
-"After" = the committed claims JSON of each paper (``results/tables/<paper>_claims.json``, written by the paper's
-claims report with :mod:`randml_core.report.claims`: ``counts`` on the real datasets). "Before" = the same file at
-the commit that recorded the previous rules' verdicts (:data:`BEFORE`), read with ``git show``; a paper whose
-claims did not move to the claims module yet shows its current counts under both. Printed as a markdown table;
-``--write-readme`` replaces the table between the ``claims-status`` markers of README.md.
+"Now" = the committed claims JSON of each paper (``results/tables/<paper>_claims.json``, written by the paper's
+claims report with :mod:`randml_core.report.claims`: ``counts`` on the real datasets only), with the number of
+claims that rest on no real data (not tested on real data, decided on regenerated data or substitutes only).
+"Before" = the same file at the commit that recorded the rules before issue 17 (:data:`BEFORE`) and "issue 17
+rules" at the commit before issue 31's rules (:data:`ISSUE17`), read with ``git show``; a paper whose rules did not
+change shows its current counts. Printed as a markdown table; ``--write-readme`` replaces the table between the
+``claims-status`` markers of README.md.
 """
 from __future__ import annotations
 
@@ -27,6 +29,8 @@ BEFORE = {
     "ELM boosting": ("results/tables/elmboost_claims.json", "492211f"),
     "PRI-SMO": ("results/tables/pri_report.json", None),
 }
+#: the commit whose claims files hold issue 17's verdicts (the rules before issue 31's, 2026-11-27)
+ISSUE17 = "0e1e051"
 #: the real datasets of a per-dataset claims file (the ELM boosting file before issue 17: one row per claim x dataset)
 REAL = {"ELM boosting": ("mnist", "fashion-mnist")}
 START, END = "<!-- claims-status:start -->", "<!-- claims-status:end -->"
@@ -59,16 +63,35 @@ def _git_json(path: str, ref: str) -> dict | None:
     return json.loads(raw)
 
 
-def rows() -> list[tuple[str, dict | None, dict | None, str]]:
+def no_real(data: dict) -> int | None:
+    """Claims not tested on real data but decided on regenerated data or substitutes (None: older layout)."""
+    claims = data.get("claims", [])
+    if not claims or not all("real" in c and isinstance(c["real"], (dict, type(None))) for c in claims):
+        return None
+    n = 0
+    for c in data["claims"]:
+        real = (c.get("real") or {}).get("verdict", "not tested")
+        other = [(c.get(k) or {}).get("verdict") for k in ("regenerated", "substitutes")]
+        n += real == "not tested" and any(v and v != "not tested" for v in other)
+    return n
+
+
+def rows() -> list[tuple[str, dict | None, dict | None, dict | None, int | None, str]]:
+    """(paper, before issue 17, issue 17 rules, now, claims resting on no real data now, note)."""
     out = []
     for paper, (path, ref) in BEFORE.items():
         f = ROOT / path
-        now = counts(json.loads(f.read_text()), paper) if f.is_file() else None
+        data = json.loads(f.read_text()) if f.is_file() else None
+        now = counts(data, paper) if data else None
+        mid_data = _git_json(path, ISSUE17) if ref is not None else None
+        mid = counts(mid_data, paper) if mid_data else now
         if ref is None:
-            out.append((paper, now, now, "rules unchanged by issue 17" if now else f"no {path} yet"))
+            out.append((paper, now, now, now, no_real(data) if data else None,
+                        "rules unchanged by issues 17 and 31" if now else f"no {path} yet"))
             continue
         old = _git_json(path, ref)
-        out.append((paper, counts(old, paper) if old else None, now, f"before: {path} at {ref}"))
+        out.append((paper, counts(old, paper) if old else None, mid, now, no_real(data) if data else None,
+                    f"before: {path} at {ref}; issue 17 rules: at {ISSUE17}"))
     return out
 
 
@@ -77,8 +100,10 @@ def _fmt(c: dict | None) -> str:
 
 
 def table() -> str:
-    lines = ["| paper | before: held / not held / inconclusive / not tested | after | source |", "|---|---|---|---|"]
-    lines += [f"| {p} | {_fmt(b)} | {_fmt(a)} | {note} |" for p, b, a, note in rows()]
+    lines = ["| paper | before issue 17: held / not held / inconclusive / not tested | issue 17 rules | now (issue 31 "
+             "rules, real data only) | claims resting on no real data | source |", "|---|---|---|---|---|---|"]
+    lines += [f"| {p} | {_fmt(b)} | {_fmt(m)} | {_fmt(a)} | {'-' if n is None else n} | {note} |"
+              for p, b, m, a, n, note in rows()]
     return "\n".join(lines)
 
 

@@ -135,7 +135,9 @@ def test_tables_counts_and_changes_since_a_snapshot():
                       substitutes=C.Decision(C.NOT_HELD, "s")),
               C.Claim("c2", "B | C", "Table 2", "rule", C.Decision(C.INCONCLUSIVE, "e2"))]
     table = C.markdown_table(claims)
-    assert len(table) == 4 and "B \\| C" in table[3] and table[2].count("|") == 7
+    # ten columns: claim, words, rule (date), margin, real / regenerated / substitutes / paper, power, sensitivity
+    assert len(table) == 4 and "B \\| C" in table[3] and table[2].count("|") == 11
+    assert "regenerated data" in table[0] and "rule (2026-11-27)" in table[2]
     assert C.counts(claims) == {"held": 1, "not held": 0, "inconclusive": 1, "not tested": 0}
     prev = {"counts": {"held": 0, "not held": 2}, "claims": [
         {"id": "c1", "real": {"verdict": "not held", "evidence": "old"}},
@@ -165,3 +167,71 @@ def test_beats_on_means_counts_every_difference():
     assert C.beats_on_means(t, "A", "B", True, ["x", "y"]).verdict == C.HELD
     assert C.beats_on_means(t, "A", "B", True, ["x", "y"], need="all").verdict == C.INCONCLUSIVE
     assert C.beats_on_means(t, "B", "A", False, ["x", "y", "z"], need="majority").verdict == C.INCONCLUSIVE
+
+
+def _table(diffs: dict[str, float], noise: float = 0.001, k: int = 10) -> pd.DataFrame:
+    """A, B on datasets whose mean difference A - B is ``diffs[d]`` (fold noise tiny)."""
+    return _folds(diffs, noise=noise, k=k)
+
+
+def test_beats_over_datasets_is_the_wilcoxon_test_on_the_dataset_means():
+    f = _table({f"d{i}": 0.2 * (i + 1) for i in range(6)})  # A better on all six by 0.2..1.2 points
+    d = C.beats_over_datasets(f, "A", "B", "accuracy", [f"d{i}" for i in range(6)], unit="pp", rope=0.1)
+    assert d.verdict == C.HELD and "R+ = 21, R- = 0, two-sided p = 0.0312" in d.evidence
+    assert "sign test 6:0 p = 0.0312" in d.evidence and "P(A better) = 0.999" in d.evidence  # prior weight at 0
+    # the MDE: the t-test's at 6 * 3 / pi pairs with the sd of the six differences
+    t = C.dataset_diffs(f, "A", "B", "accuracy", [f"d{i}" for i in range(6)])
+    from randml_core.stats.power import mde_t
+    mde = mde_t(6 * 3 / math.pi, float(t["better"].std(ddof=1)))
+    assert d.power.startswith(f"MDE {mde:.3g} pp")
+    # B better everywhere: not held; five datasets: no test over datasets reaches p < 0.05
+    assert C.beats_over_datasets(f, "B", "A", "accuracy", list(t["dataset"]), unit="pp", rope=0.1).verdict == C.NOT_HELD
+    five = C.beats_over_datasets(f, "A", "B", "accuracy", [f"d{i}" for i in range(5)], unit="pp", rope=0.1)
+    assert five.verdict == C.INCONCLUSIVE and five.power.startswith("underpowered: no test over 5 dataset(s)")
+    # the paper's own effect below the MDE: flagged underpowered
+    weak = C.beats_over_datasets(f, "A", "B", "accuracy", list(t["dataset"]), unit="pp", rope=0.1, paper_effect=0.01)
+    assert weak.power.startswith("underpowered: the paper's own mean difference +0.01 pp is below the MDE")
+
+
+def test_dataset_diffs_scale_and_direction():
+    f = _table({"x": 2.0, "y": -1.0}).rename(columns={"accuracy": "rmse"})
+    t = C.dataset_diffs(f, "A", "B", "rmse", ["x", "y"], higher_is_better=False, scale={"x": 4.0, "y": 2.0})
+    got = dict(zip(t["dataset"], zip(t["diff"].round(2), t["better"].round(2))))
+    assert got == {"x": (0.5, -0.5), "y": (-0.5, 0.5)}  # lower RMSE is better: A - B > 0 means B better
+    assert list(C.dataset_diffs(f, "A", "B", "rmse", ["x", "y"], scale={"x": 1.0})["dataset"]) == ["x"]
+
+
+def test_equivalent_over_datasets_is_scipys_tost_on_the_dataset_means_with_sensitivity():
+    diffs = {"a": 0.3, "b": -0.2, "c": 0.1, "d": 0.0, "e": 0.25, "f": -0.15}
+    f = _table(diffs, noise=0.0)
+    d = C.equivalent_over_datasets(f, "A", "B", "accuracy", list(diffs), 0.25, unit="pp")
+    x = C.dataset_diffs(f, "A", "B", "accuracy", list(diffs))["better"].to_numpy()
+    p = max(stats.ttest_1samp(x + 0.25, 0, alternative="greater").pvalue,
+            stats.ttest_1samp(x - 0.25, 0, alternative="less").pvalue)
+    assert 0.0001 < p < 0.05 and d.verdict == C.HELD and f"TOST p = {p:.4f}" in d.evidence
+    # 90 % interval of the mean 0.05: [-0.119, +0.219], inside ±0.25 and ±0.5, not inside ±0.125
+    assert d.sensitivity == "at ±0.125 pp: inconclusive; at ±0.5 pp: held"
+    assert C.equivalent_over_datasets(f, "A", "B", "accuracy", list(diffs), 0.1, unit="pp").verdict == C.INCONCLUSIVE
+    far = _table({k: v + 3.0 for k, v in diffs.items()}, noise=0.0)
+    assert C.equivalent_over_datasets(far, "A", "B", "accuracy", list(diffs), 1.0, unit="pp").verdict == C.NOT_HELD
+    one = C.equivalent_over_datasets(f, "A", "B", "accuracy", ["a"], 1.0, unit="pp")
+    assert one.verdict == C.INCONCLUSIVE and one.power.startswith("underpowered")
+
+
+def test_data_kind_real_regenerated_substitute():
+    assert C.data_kind("iris") == "real"
+    assert C.data_kind("friedman1") == "regenerated" and C.data_kind("2-new-moons") == "regenerated"
+    assert C.data_kind("banknote-synthetic") == "substitute"
+    assert C.data_kind("not-a-registered-name") == "real"
+    assert C.data_kind("iris", stand_in_for="wine") == "substitute"
+    assert C.by_kind(["iris", "friedman1", "iris", "banknote-synthetic"]) == {
+        "real": ["iris"], "regenerated": ["friedman1"], "substitute": ["banknote-synthetic"]}
+
+
+def test_counts_line_says_which_claims_rest_on_no_real_data():
+    claims = [C.Claim("c1", "w", "t", "r", C.not_tested("no original"), substitutes=C.Decision(C.HELD, "s")),
+              C.Claim("c2", "w", "t", "r", C.Decision(C.HELD, "e"), regenerated=C.Decision(C.NOT_HELD, "g"))]
+    assert C.no_real_data(claims) == ["c1"]
+    assert C.counts_line(claims).endswith("(real data only; 1 claim(s) rest on no real data: c1)")
+    rec = C.records(claims)["claims"][1]
+    assert rec["regenerated"]["verdict"] == C.NOT_HELD and rec["date"] == C.RULES_DATE

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import importlib.util
-import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,9 +22,18 @@ def test_counts_of_the_module_layout_and_of_the_older_per_dataset_rows():
     assert cs.counts(old, "ELM boosting") == {"held": 1, "not held": 1, "inconclusive": 0, "not tested": 0}
 
 
-def test_readme_after_column_matches_the_committed_claims_files():
+def test_readme_now_column_matches_the_committed_claims_files():
     readme = (ROOT / "README.md").read_text()
     block = readme.split(cs.START, 1)[1].split(cs.END, 1)[0]
-    shown = {m.group(1): m.group(2) for m in re.finditer(r"^\| ([^|]+?) \| [^|]+ \| ([^|]+?) \|", block, re.M)}
-    for paper, _before, after, _note in cs.rows():
-        assert shown[paper] == cs._fmt(after), (paper, "run: python scripts/claims_status.py --write-readme")
+    cells = {r[0]: r for r in ([c.strip() for c in ln.strip("|").split("|")] for ln in block.strip().splitlines()[2:])}
+    for paper, _before, _mid, now, none, _note in cs.rows():
+        assert cells[paper][3] == cs._fmt(now), (paper, "run: python scripts/claims_status.py --write-readme")
+        assert cells[paper][4] == ("-" if none is None else str(none))
+
+
+def test_no_real_counts_claims_decided_only_on_regenerated_data_or_substitutes():
+    data = {"claims": [{"id": "a", "real": {"verdict": "not tested"}, "substitutes": {"verdict": "held"}},
+                       {"id": "b", "real": {"verdict": "not tested"}, "regenerated": {"verdict": "not held"}},
+                       {"id": "c", "real": {"verdict": "not tested"}, "substitutes": None},
+                       {"id": "d", "real": {"verdict": "held"}, "substitutes": {"verdict": "held"}}]}
+    assert cs.no_real(data) == 2

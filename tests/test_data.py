@@ -33,6 +33,7 @@ from randml_core.data import (
     register,
     validate_xy,
 )
+from experiments.eem import datasets as eem_data
 from randml_core.data import registry as registry_mod
 from randml_core.data.catalog import catalog_frame
 from randml_core.data.sources import KeelSource, repo_root
@@ -166,7 +167,7 @@ def test_splice_is_stratified_1000_subset_of_full_with_documented_seed():
     sub_rows = Counter(map(bytes, np.column_stack([sub.X, sub.y])))
     assert all(full_rows[r] >= c for r, c in sub_rows.items())
     # the documented rule, re-implemented: rank rows of each class by sha256(f"{seed}:{i}")
-    seed = registry_mod.SPLICE_SUBSAMPLE_SEED
+    seed = eem_data.SPLICE_SUBSAMPLE_SEED
     key = [hashlib.sha256(f"{seed}:{i}".encode()).digest()[:8] for i in range(n_full)]
     chosen = []
     for c, k in ((0, 519), (1, 481)):
@@ -179,11 +180,11 @@ def test_splice_is_stratified_1000_subset_of_full_with_documented_seed():
 
 def test_stratified_subsample_largest_remainder_sizes():
     y = np.array([0] * 5 + [1] * 3 + [2] * 2)  # quotas for n=5: 2.5, 1.5, 1.0
-    idx = registry_mod.stratified_subsample_indices(y, 5, seed=7)
+    idx = eem_data.stratified_subsample_indices(y, 5, seed=7)
     assert np.bincount(y[idx]).tolist() == [3, 1, 1]  # tie 0.5/0.5 goes to the earlier label
     assert np.all(np.diff(idx) > 0)
     with pytest.raises(ValueError):
-        registry_mod.stratified_subsample_indices(y, 11, seed=0)
+        eem_data.stratified_subsample_indices(y, 11, seed=0)
 
 
 # --------------------------------------------------------------------------- bundled and synthetic
@@ -678,7 +679,7 @@ def test_friedman3_is_machine_independent_and_matches_sklearn():
 
 def test_system_data_is_hidden_from_the_suite():
     """Optional Debian Fashion-MNIST is invisible unless a test opts in: the same answer on every machine."""
-    from randml_core.data.sets_elmboost import IDXSource
+    from experiments.elmboost.datasets import IDXSource
     from randml_core.data.sources import SourceUnavailableError
 
     assert not IDXSource().available()
@@ -689,7 +690,7 @@ def test_system_data_is_hidden_from_the_suite():
 @pytest.mark.system_data
 def test_debian_fashion_mnist_when_installed():
     """Opt-in: Debian's dataset-fashion-mnist, where installed, has the published split and class counts."""
-    from randml_core.data.sets_elmboost import IDXSource
+    from experiments.elmboost.datasets import IDXSource
 
     if not IDXSource().available():
         pytest.skip(f"Debian dataset-fashion-mnist is not installed here ({IDXSource().path()})")

@@ -1,9 +1,14 @@
-"""The data layer split by axis (randml_core/data/): one module per source kind, one per paper's table,
-generators in data/, small modules, and every import path of before the split still working."""
+"""The data layer split by axis (randml_core/data/): one module per source kind, small modules, every engine
+import path of before the split still working; and paper-blind: each benchmark's tables, readers and
+generators live in its own folder (``<benchmark>/datasets.py``), found through the plug-in contract."""
 
 from __future__ import annotations
 
 import ast
+import json
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +16,7 @@ import pytest
 import randml_core.data as data
 from randml_core.data import registry, sources
 from randml_core.data.registry import python_specs
+from randml_core.plugins import packages
 
 DATA = Path(data.__file__).resolve().parent
 MAX_LINES = 500
@@ -36,8 +42,8 @@ def test_every_module_says_what_it_holds():
 
 def test_each_source_kind_has_its_own_module():
     """Source classes are defined in the sources/ package (one module per kind), except a paper-specific
-    reader kept beside its table (20 Newsgroups, text_memd.py)."""
-    beside_their_table = {"NewsgroupsSource": "randml_core.data.text_memd"}
+    reader kept beside its table in the benchmark's folder (20 Newsgroups, experiments/memd/text.py)."""
+    beside_their_table = {"NewsgroupsSource": "experiments.memd.text"}
     modules = {}
     for spec in python_specs():
         for src in spec.sources:
@@ -58,25 +64,63 @@ def test_each_source_kind_has_its_own_module():
     assert by_module["randml_core.data.sources.idx"] == {"IDXSource"}
 
 
-def test_each_python_spec_lives_in_its_papers_table_module():
+def test_each_python_spec_lives_in_its_benchmarks_folder():
     origins = {registry.origin_of(s.name) for s in python_specs()}
-    assert origins == {f"randml_core.data.{m}" for m in ("sets_eem", "sets_common", "sets_eem_unbalanced",
-                                                         "sets_elmboost", "sets_memd", "sets_slm")}
-    eem = [s.name for s in python_specs() if registry.origin_of(s.name) == "randml_core.data.sets_eem"]
+    assert origins == {"experiments.eem.datasets", "experiments.eem.shared_sets", "experiments.eem.unbalanced",
+                       "experiments.elmboost.datasets", "experiments.memd.datasets", "experiments.slm.datasets"}
+    eem = [s.name for s in python_specs() if registry.origin_of(s.name) == "experiments.eem.datasets"]
     assert eem[:9] == data.list_datasets("eem", group="uci")  # EEM's Table 3 UCI part, table order
 
 
-def test_generators_live_in_data_and_models_reexport_the_same_functions():
-    from randml_core.data import generators_memd, generators_pri
+def test_generators_live_with_their_benchmark_and_the_estimators_do_not_reexport_them():
+    from experiments.memd import generators as memd_generators
+    from experiments.pri import datasets as pri_datasets
     from randml_core.models import memd, pri
 
-    assert memd.make_gene_like is generators_memd.make_gene_like
-    assert memd.make_text_like is generators_memd.make_text_like
-    assert pri.make_pri_mixture is generators_pri.make_pri_mixture
-    for fn in (memd.make_gene_like, memd.make_text_like, pri.make_pri_mixture):
-        assert fn.__module__.startswith("randml_core.data.generators_")
+    assert not hasattr(memd, "make_gene_like") and not hasattr(pri, "make_pri_mixture")
+    assert memd_generators.make_gene_like.__module__ == "experiments.memd.generators"
+    assert pri_datasets.make_pri_mixture.__module__ == "experiments.pri.datasets"
     # the registered stand-ins name the new location in their provenance
-    assert "randml_core.data.generators_memd:make_gene_like" in data.get_spec("gene-like-2c").sources[0].describe()
+    assert "experiments.memd.generators:make_gene_like" in data.get_spec("gene-like-2c").sources[0].describe()
+
+
+def test_the_data_layer_names_no_benchmark():
+    """No module of randml_core/data names a discovered benchmark (docstrings and messages included)."""
+    names = [name for name, _ in packages()]
+    assert {"eem", "memd", "slm"} <= set(names)  # the papers are installed here, so the check has teeth
+    word = re.compile("|".join(rf"(?<![a-z]){re.escape(n)}(?![a-z])" for n in names), re.IGNORECASE)
+    hits = [f"{path.relative_to(DATA)}:{i}: {line.strip()}"
+            for path in sorted(DATA.rglob("*.py"))
+            for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if word.search(line)]
+    assert not hits, "\n".join(hits)
+
+
+_LISTING = """
+import json, sys
+{first}
+import randml_core.data as data
+before = sorted(m for m in sys.modules if m.split(".")[0] == "experiments")
+names = data.list_datasets()
+print(json.dumps({{"before": before, "names": names, "heart": list(data.load_dataset("heart").X.shape)}}))
+"""
+
+
+def _listing(first: str) -> dict:
+    out = subprocess.run([sys.executable, "-c", _LISTING.format(first=first)], capture_output=True, text=True,
+                         check=True, cwd=Path(data.__file__).resolve().parents[2])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_a_fresh_process_finds_every_benchmarks_datasets_in_one_order_whatever_it_imports_first():
+    """``import randml_core.data`` imports no benchmark; the first lookup loads them all (a pool worker is
+    such a fresh process), and the listing order does not depend on which benchmark module came first."""
+    plain = _listing("")
+    assert plain["before"] == []  # importing the data layer imported no benchmark
+    assert plain["heart"] == [270, 13]
+    assert plain["names"] == data.list_datasets()
+    slm_first = _listing("import experiments.slm.datasets")  # registers SLM's table before the others
+    assert slm_first["names"] == plain["names"]
+    assert plain["names"].index("australian") == 0 and plain["names"].index("iris") < plain["names"].index("abalone7")
 
 
 OLD_SOURCES_NAMES = [  # the __all__ of randml_core/data/sources.py before the split, and the private names used
@@ -89,11 +133,8 @@ OLD_SOURCES_NAMES = [  # the __all__ of randml_core/data/sources.py before the s
 ]
 OLD_REGISTRY_NAMES = [
     "Dataset", "DatasetSpec", "UnknownDatasetError", "DatasetMismatchWarning", "load_dataset", "list_datasets",
-    "get_spec", "register", "unregister", "fetch", "stratified_subsample_indices", "SPLICE_SUBSAMPLE_SEED",
-    "read_thyroid", "read_abalone_rings7", "read_agnostic_challenge", "covtype_cottonwood_vs_lodgepole",
-    "one_vs_rest", "splice_prepare", "dropna_rows", "drop_constant_columns", "KEEL_LICENCE", "UCI_CIT",
-    "SKLEARN_LICENCE",
-]
+    "get_spec", "register", "unregister", "fetch", "one_vs_rest", "KEEL_LICENCE", "UCI_CIT", "SKLEARN_LICENCE",
+]  # a benchmark's readers and prepare steps (read_thyroid, splice_prepare, ...) are its datasets module's
 
 
 @pytest.mark.parametrize("module, names", [(sources, OLD_SOURCES_NAMES), (registry, OLD_REGISTRY_NAMES)])
@@ -105,15 +146,17 @@ def test_import_paths_of_before_the_split_still_work(module, names):
 
 
 def test_moved_names_are_the_same_objects_as_in_their_new_modules():
-    from randml_core.data import citations, loading, sets_eem, sets_eem_unbalanced, sets_elmboost, sets_slm
+    from experiments.elmboost import datasets as elmboost_datasets
+    from experiments.slm import datasets as slm_datasets
+    from randml_core.data import citations, loading
     from randml_core.data.sources import idx, sklearn_fetch
 
     assert registry.load_dataset is loading.load_dataset is data.load_dataset
-    assert registry.read_thyroid is sets_eem_unbalanced.read_thyroid
-    assert registry.stratified_subsample_indices is sets_eem.stratified_subsample_indices
     assert registry.UCI_CIT is citations.UCI_CIT
-    assert sets_elmboost.IDXSource is idx.IDXSource and sets_elmboost.read_idx is idx.read_idx
-    assert sets_slm.SklearnFileFetchSource is sklearn_fetch.SklearnFileFetchSource
+    assert elmboost_datasets.IDXSource is idx.IDXSource and elmboost_datasets.read_idx is idx.read_idx
+    assert slm_datasets.SklearnFileFetchSource is sklearn_fetch.SklearnFileFetchSource
+    with pytest.raises(AttributeError):
+        registry.read_thyroid  # noqa: B018  (a benchmark's reader: experiments.eem.unbalanced.read_thyroid)
 
 
 def test_every_source_has_a_machine_independent_summary():

@@ -31,6 +31,7 @@ from randml_core.data import (
     load_dataset,
     register,
 )
+from experiments.eem import unbalanced as eem_unbalanced
 from randml_core.data import registry as registry_mod
 from randml_core.data.sources import (
     KeelUnionSource,
@@ -193,13 +194,13 @@ def test_abalone_reader_by_hand(tmp_path):
     p.write_text("sex,length,diameter,height,whole_weight,shucked_weight,viscera_weight,shell_weight,rings\n"
                  "M,0.455,0.365,0.095,0.514,0.2245,0.101,0.15,15\n"
                  "I,0.35,0.265,0.09,0.2255,0.0995,0.0485,0.07,7\n")
-    X, y = registry_mod.read_abalone_rings7(p)
+    X, y = eem_unbalanced.read_abalone_rings7(p)
     np.testing.assert_array_equal(X, [[0, 0, 1, 0.455, 0.365, 0.095, 0.514, 0.2245, 0.101, 0.15],
                                       [0, 1, 0, 0.35, 0.265, 0.09, 0.2255, 0.0995, 0.0485, 0.07]])
     assert y.tolist() == ["rest", "rings=7"]
     p.write_text("sex,length,rings\nM,0.4,7\n")
     with pytest.raises(DataSourceError, match="expected"):
-        registry_mod.read_abalone_rings7(p)
+        eem_unbalanced.read_abalone_rings7(p)
 
 
 def test_abalone7_offline_copy_has_the_uci_sex_counts(loaded):
@@ -290,7 +291,7 @@ def test_read_thyroid_refuses_a_missing_value_that_was_measured(tmp_path):
     p = tmp_path / "t.txt"
     p.write_text(line)
     with pytest.raises(DataSourceError, match="TSH is missing other than where TSH_measured = n"):
-        registry_mod.read_thyroid(p)
+        eem_unbalanced.read_thyroid(p)
 
 
 @pytest.mark.parametrize("name,stem", [("sylva-idb", "sylva/sylva_train"), ("hiva-idb", "hiva/hiva_train")])
@@ -675,11 +676,11 @@ def test_forest_cover_fetch_failure_is_wrapped(cache_root, monkeypatch):
 def test_covtype_selection_by_hand():
     X = np.arange(12.0).reshape(6, 2)
     y = np.array([4, 1, 2, 2, 7, 4])
-    Xs, ys = registry_mod.covtype_cottonwood_vs_lodgepole(X, y)
+    Xs, ys = eem_unbalanced.covtype_cottonwood_vs_lodgepole(X, y)
     np.testing.assert_array_equal(Xs, X[[0, 2, 3, 5]])
     assert ys.tolist() == ["4 cottonwood/willow", "2 lodgepole pine", "2 lodgepole pine", "4 cottonwood/willow"]
     with pytest.raises(DataValidationError):
-        registry_mod.covtype_cottonwood_vs_lodgepole(X, np.array([1, 2, 2, 3, 5, 6]))
+        eem_unbalanced.covtype_cottonwood_vs_lodgepole(X, np.array([1, 2, 2, 3, 5, 6]))
 
 
 def test_source_selection_by_kind(cache_root, no_urlopen):

@@ -4,7 +4,7 @@ import pytest
 from scipy.integrate import quad
 from scipy.stats import norm
 
-from randml_core.divergence import dcs_gaussian, dcs_kde, silverman_bandwidth, train_criteria
+from randml_core.models.divergence import dcs_gaussian, dcs_kde, silverman_bandwidth, train_criteria
 
 
 def kde(sample, h):

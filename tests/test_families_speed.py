@@ -9,7 +9,7 @@ from sklearn.covariance import ledoit_wolf
 from sklearn.datasets import make_classification
 from sklearn.preprocessing import MinMaxScaler
 
-from randml_core.divergence import train_criteria
+from randml_core.models.divergence import train_criteria
 from randml_core.family import FAMILIES, Split
 from randml_core.models._common import binary_targets
 from randml_core.models.eem import eem_solve, ledoit_wolf_one_gram

@@ -15,13 +15,12 @@ from scipy import integrate, optimize, stats
 from sklearn.naive_bayes import GaussianNB
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from experiments.memd.generators import make_gene_like, make_text_like
 from randml_core.models import memd
 from randml_core.models.memd import (
     MeMdClassifier,
     _accuracy_curve,
     _fit_core,
-    make_gene_like,
-    make_text_like,
 )
 
 

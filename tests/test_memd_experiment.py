@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from randml_core.data import load_dataset
 from randml_core.data.registry import DatasetSpec, register, unregister
 from randml_core.data.sources import GeneratedSource, SourceUnavailableError
-from randml_core.data.text_memd import PROBLEMS, NewsgroupsSource, bag_of_words, write_fake_cache
+from experiments.memd.text import PROBLEMS, NewsgroupsSource, bag_of_words, write_fake_cache
 
 
 # --------------------------------------------------------------------------- published numbers
@@ -230,7 +230,7 @@ def test_run_and_report_store_the_chosen_k(compose, tmp_path, monkeypatch):
     monkeypatch.setenv("RANDML_DATA_CACHE", str(tmp_path / "cache"))
     register(DatasetSpec(
         "memd-test-text", "multiclass", ("memd",),
-        [GeneratedSource("randml_core.models.memd:make_text_like", n_docs=120, n_words=300, n_classes=3,
+        [GeneratedSource("experiments.memd.generators:make_text_like", n_docs=120, n_words=300, n_classes=3,
                          random_state=0, n_topic_words=20)],
         {"n": 120, "d": 300}, "test", "test", substitute_of="20ng-sci-4"))
     try:
@@ -269,7 +269,7 @@ def test_run_and_report_store_the_chosen_k(compose, tmp_path, monkeypatch):
         build(tmp_path / "res" / "tables")
         got = {c["id"]: c for c in json.loads((tmp_path / "res" / "tables" / "memd_claims.json").read_text())["claims"]}
         assert got["t3-comparable-svm"]["real"]["verdict"] == "not tested"       # no original loaded
-        assert got["t3-comparable-svm"]["substitutes"]["evidence"].endswith("on 1 datasets") or \
-            "of 1 datasets" in got["t3-comparable-svm"]["substitutes"]["evidence"]  # the stand-in, apart
+        # the stand-in, apart: 'comparable' is decided over datasets (issue 31), one dataset cannot decide it
+        assert got["t3-comparable-svm"]["substitutes"]["evidence"].startswith("1 dataset (")
     finally:
         unregister("memd-test-text")

@@ -7,7 +7,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from randml_core.models import EEKM, EEM, LSSVM, SVM, WELM
 from randml_core.models._common import balance_weights
-from randml_core.divergence import dcs_gaussian
+from randml_core.models.divergence import dcs_gaussian
 from randml_core.models.eem import eem_solve
 from randml_core.models.hidden import activate, draw_hidden
 from randml_core.models.kernels import rbf_kernel

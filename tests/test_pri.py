@@ -13,10 +13,10 @@ import pytest
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from experiments.pri.datasets import make_pri_mixture
 from randml_core.models.pri import (
     PRISMO,
     _pri_pair_step,
-    make_pri_mixture,
     pri_fixed_point,
     pri_objective,
     pri_potential_matrix,

@@ -14,7 +14,8 @@ import pytest
 from experiments.pri.report import claims, growth_exponents, pooled_exponent, summarise, tidy
 from experiments.pri.families import PRIMixtureSweep, evaluate_sweep
 from randml_core.family import FAMILIES, Split
-from randml_core.models.pri import PRISMO, make_pri_mixture
+from experiments.pri.datasets import make_pri_mixture
+from randml_core.models.pri import PRISMO
 
 
 def _split(seed, rows=5):

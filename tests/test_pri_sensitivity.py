@@ -12,7 +12,8 @@ import pandas as pd
 from experiments.pri import sensitivity as S
 from experiments.pri.families import cell_seeds
 from experiments.pri.report import claims, sensitivity_section
-from randml_core.models.pri import PRISMO, make_pri_mixture
+from experiments.pri.datasets import make_pri_mixture
+from randml_core.models.pri import PRISMO
 
 
 def test_repeat_seed_is_the_stored_sweeps_model_seed(compose):

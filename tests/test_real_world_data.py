@@ -1,9 +1,11 @@
-"""Real-world data from a dataset card: missing values (NaN) and categorical (text) columns.
+"""Real-world data from a dataset card: missing values (NaN) and categorical (text) columns (one-hot, ordinal, or
+a model's own `categorical: native`: codes declared as its categorical features).
 
 A tiny CSV with a NaN column and a text column: the text column is one-hot encoded per fold with the
 training part's categories, NaN reaches HistGradientBoosting (its scikit-learn tags allow NaN) and a
 pipeline that begins with an imputer, and a plain LogisticRegression is refused before any work, naming
 the column and the fix. Datasets without NaN or categorical columns keep their keys."""
+import re
 import subprocess
 import sys
 
@@ -35,6 +37,17 @@ experiment:
   datasets: [paint]
 """
 
+NATIVE = """\
+# @package _global_
+defaults:
+  - /model@models.hgb: hgb
+  - /model@models.hgb_native: hgb_native
+protocol: {{n_splits: 3}}
+experiment:
+  name: {name}
+  datasets: {datasets}
+"""
+
 
 def _paint_frame(n: int = 90) -> pd.DataFrame:
     rng = np.random.default_rng(5)
@@ -64,7 +77,12 @@ def paint(tmp_path):
         "grid: {logisticregression__C: [1.0]}\n")
     (conf / "model" / "lr.yaml").write_text("estimator: {_target_: sklearn.linear_model.LogisticRegression}\n"
                                             "grid: {C: [1.0]}\n")
+    (conf / "model" / "hgb_native.yaml").write_text(
+        "estimator: {_target_: sklearn.ensemble.HistGradientBoostingClassifier, max_iter: 20}\n"
+        "grid: {learning_rate: [0.1]}\ncategorical: native\n")
     (conf / "experiment" / "nan_ok.yaml").write_text(EXPERIMENT.format(name="nan_ok"))
+    (conf / "experiment" / "native.yaml").write_text(NATIVE.format(name="native", datasets="[paint]"))
+    (conf / "experiment" / "native_heart.yaml").write_text(NATIVE.format(name="native_heart", datasets="[heart]"))
     (conf / "experiment" / "plain.yaml").write_text(PLAIN_LR)
     from randml_core.data.cards import register_cards
     register_cards([conf])
@@ -203,3 +221,109 @@ def test_the_encoding_is_part_of_the_cell_key(paint):
                                     prep=dataset_prep(spec.options, ds))
         keys[enc] = cell.key
     assert keys["onehot"] != keys["ordinal"]
+
+
+def test_native_categorical_hgb_matches_a_hand_fit_on_codes_and_differs_from_onehot(paint):
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.metrics import accuracy_score, log_loss
+
+    from randml_core.results import compose_spec
+    from randml_core.runner import _task_options, make_plan, run_task
+    spec = compose_spec("native", config_dir=paint)
+    assert {v.name: v.categorical for v in spec.variants} == {"hgb": None, "hgb_native": "native"}
+    plan = make_plan(spec)
+    ds, task = plan.datasets["paint"], plan.tasks[0]
+    rows = {r["model"]: r for r in run_task(ds.X, ds.y, task, _task_options(dict(spec.options), ds), ds.task)}
+    assert rows["hgb"]["status"] == rows["hgb_native"]["status"] == "ok", rows
+    # independently: colour as its sorted-value code (blue 0, green 1, red 2), not scaled; size and weight min-max
+    raw = _paint_frame()
+    tr, te = task.split.train, task.split.test
+    codes = raw["colour"].map({"blue": 0.0, "green": 1.0, "red": 2.0}).to_numpy()
+    X = np.column_stack([raw["size"], codes, raw["weight"]]).astype(np.float64)
+    lo, hi = np.nanmin(X[tr], 0), np.nanmax(X[tr], 0)
+    Xtr, Xte = (X[tr] - lo) / (hi - lo), (X[te] - lo) / (hi - lo)
+    Xtr[:, 1], Xte[:, 1] = X[tr, 1], X[te, 1]
+    est = HistGradientBoostingClassifier(max_iter=20, learning_rate=0.1, categorical_features=[1],
+                                         random_state=task.split.model_seed).fit(Xtr, ds.y[tr])
+    pred, proba = est.predict(Xte), est.predict_proba(Xte)
+    assert rows["hgb_native"]["accuracy"] == pytest.approx(accuracy_score(ds.y[te], pred), abs=1e-12)
+    assert rows["hgb_native"]["log_loss"] == pytest.approx(log_loss(ds.y[te], proba, labels=[0, 1]), abs=1e-12)
+    # the one-hot path is another model with another key (on this card both happen to split red / not red)
+    native, onehot = (next(c for c in task.cells if c.variant.name == n) for n in ("hgb_native", "hgb"))
+    assert native.key != onehot.key
+    said = dataset_prep(spec.options, ds, native.variant)
+    assert "categorical ['colour'] ordinal codes" in said and "declared to the model as categorical features" in said
+
+
+def test_native_and_onehot_stumps_differ_where_two_codes_go_together(paint):
+    """Label = shade in {a, c}: a native stump splits {a, c} from {b, d} at once, a one-hot stump one shade only."""
+    from randml_core.data.cards import register_cards
+    from randml_core.results import compose_spec
+    from randml_core.runner import _task_options, make_plan, run_task
+    shade = np.tile(["a", "b", "c", "d"], 30)
+    pd.DataFrame({"x": np.linspace(0, 1, 120), "shade": shade, "label": np.where(np.isin(shade, ["a", "c"]), "p", "q")}
+                 ).to_csv(paint / "dataset" / "shades.csv", index=False)
+    (paint / "dataset" / "shades.yaml").write_text("name: shades\ntask: binary\n"
+                                                   "source: {kind: csv, path: shades.csv, target: label}\n")
+    register_cards([paint])
+    try:
+        stumps = ["+models.hgb.estimator.max_depth=1", "+models.hgb_native.estimator.max_depth=1",
+                  "models.hgb.grid.learning_rate=[1.0]", "models.hgb_native.grid.learning_rate=[1.0]",
+                  "models.hgb.estimator.max_iter=1", "models.hgb_native.estimator.max_iter=1",
+                  "experiment.datasets=[shades]"]
+        spec = compose_spec("native", stumps, config_dir=paint)
+        plan = make_plan(spec)
+        ds, task = plan.datasets["shades"], plan.tasks[0]
+        rows = {r["model"]: r for r in run_task(ds.X, ds.y, task, _task_options(dict(spec.options), ds), ds.task)}
+        assert rows["hgb_native"]["accuracy"] == 1.0  # {a, c} against {b, d} in one split
+        assert rows["hgb"]["accuracy"] < 1.0  # one indicator column per split: one shade against three
+    finally:
+        from randml_core.data.registry import unregister
+        unregister("shades")
+
+
+def test_native_on_a_dataset_without_categorical_columns_keeps_the_plain_keys(paint):
+    from randml_core.results import compose_spec
+    from randml_core.runner import make_plan
+    plan = make_plan(compose_spec("native_heart", config_dir=paint), splits=False)
+    for task in plan.tasks[:3]:
+        keys = {c.variant.name: c.key for c in task.cells}
+        assert keys["hgb_native"] == keys["hgb"]  # the same inputs and estimator: the same cell
+
+
+def test_native_needs_a_categorical_features_parameter(paint):
+    from randml_core.config import ConfigError
+    from randml_core.results import compose_spec
+    (paint / "model" / "lr.yaml").write_text("estimator: {_target_: sklearn.linear_model.LogisticRegression}\n"
+                                            "grid: {C: [1.0]}\ncategorical: native\n")
+    with pytest.raises(ConfigError, match=r"models\.lr\.categorical=native needs an estimator with one "
+                                          r"'categorical_features' parameter.*fix: categorical: onehot"):
+        compose_spec("plain", config_dir=paint)
+    (paint / "model" / "hgb_native.yaml").write_text(
+        "estimator: {_target_: sklearn.ensemble.HistGradientBoostingClassifier}\n"
+        "grid: {categorical_features: [null]}\ncategorical: native\n")
+    with pytest.raises(ConfigError, match="remove categorical_features from the model's grid"):
+        compose_spec("native", config_dir=paint)
+    with pytest.raises(ConfigError, match=r"experiment\.categorical='native' is unknown"):  # a model's choice only
+        compose_spec("nan_ok", ["+experiment.categorical=native"], config_dir=paint)
+
+
+def test_the_cli_states_each_models_encoding_in_log_footer_and_sidecar(paint, tmp_path, cli_env):
+    import json
+    common = ["--config-dir", str(paint), "experiment=native", f"store_dir={tmp_path}/store",
+              f"results_dir={tmp_path}/results", f"hydra.run.dir={tmp_path}/logs"]
+    cli = lambda *a: subprocess.run([sys.executable, "-m", "randml_core", *a, *common], cwd=tmp_path, env=cli_env,
+                                    capture_output=True, text=True, timeout=600)
+    run = cli("run", "progress=false")
+    assert run.returncode == 0 and "computed 6 cells (0 failed" in run.stderr, run.stderr[-3000:]
+    native = "categorical ['colour'] ordinal codes (by sorted value in the file; NaN kept), not scaled"
+    assert re.search(rf"features [^\n]*{re.escape(native)}[^\n]* \(models hgb_native\)", run.stderr), run.stderr
+    assert re.search(r"features [^\n]*one-hot encoded[^\n]* \(models hgb\)", run.stderr)
+    assert cli("report").returncode == 0
+    md = (tmp_path / "results" / "tables" / "native.md").read_text()
+    base = "minmax[0,1] fitted on the training part; "
+    assert f"- Features of paint (models hgb_native): {base}{native}" in md
+    assert f"- Features of paint (models hgb): {base}categorical ['colour'] one-hot" in md
+    meta = json.loads((tmp_path / "results" / "tables" / "native.meta.json").read_text())
+    assert native in meta["facts"]["dataset_features"]["paint"]["hgb_native"]
+    assert "one-hot" in meta["facts"]["dataset_features"]["paint"]["hgb"]

@@ -10,8 +10,8 @@ import pytest
 
 from randml_core.data import load_dataset
 from randml_core.data.checks import hash_arrays
-from randml_core.data.generators_slm import circle_and_ring, four_new_moons, new_moons, two_new_moons
-from randml_core.data.sets_slm import (SklearnFileFetchSource, categorical_to_numeric, pima_drop_zeros,
+from experiments.slm.generators import circle_and_ring, four_new_moons, new_moons, two_new_moons
+from experiments.slm.datasets import (SklearnFileFetchSource, categorical_to_numeric, pima_drop_zeros,
                                        read_comma_csv_last_target)
 from randml_core.data.sources import OpenMLSource
 

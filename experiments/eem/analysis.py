@@ -15,7 +15,7 @@ from scipy.stats import spearmanr
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import validate_data
 
-from randml_core.divergence import dcs_gaussian
+from randml_core.models.divergence import dcs_gaussian
 from randml_core.models._common import check_binary, int_seed
 from randml_core.models.eem import _lw_covariance
 from randml_core.family import CellResult, Split, guard, timed

@@ -22,11 +22,12 @@ shared work.
 """
 from __future__ import annotations
 
+import itertools
 from typing import Callable
 
 import numpy as np
 
-from randml_core.divergence import train_criteria
+from randml_core.models.divergence import train_criteria
 from randml_core.family import CellResult, Family, Split, guard, register_family, timed
 from randml_core.models._common import binary_targets
 from randml_core.models.eem import EEKM, EEM, eem_labels, eem_solve, inverse_sqrt_psd, landmark_order, projected_log_ratio
@@ -210,10 +211,20 @@ def evaluate_svm(split: Split, settings: list[dict]) -> list[CellResult]:
 
 
 BINARY = ("binary",)
-for _f in (Family("welm", WELM, "2", _evaluate_hidden("welm"), ("hidden",), BINARY),
-           Family("eem", EEM, "2", _evaluate_hidden("eem"), ("hidden",), BINARY),
-           Family("eekm", EEKM, "2", evaluate_eekm, ("sq",), BINARY),
-           Family("lssvm", LSSVM, "1", evaluate_lssvm, ("sq", "k"), BINARY),
-           Family("svm", SVM, "2", evaluate_svm, ("sq", "k"), BINARY),
-           Family("eem_dcs_probe", DCSCorrelationProbe, "3", evaluate_probe, None, BINARY)):
+
+
+def _check(**axes):
+    """The common plug-in test's check (``Family.check``): these settings on heart, min-max scaled."""
+    names = list(axes)
+    return ("heart", "minmax", [dict(zip(names, values)) for values in itertools.product(*axes.values())])
+
+
+for _f in (Family("welm", WELM, "2", _evaluate_hidden("welm"), ("hidden",), BINARY,
+                  check=_check(activation=("sig", "rbf"), n_hidden=(10, 40))),
+           Family("eem", EEM, "2", _evaluate_hidden("eem"), ("hidden",), BINARY,
+                  check=_check(activation=("sig", "nsig"), n_hidden=(10, 40))),
+           Family("eekm", EEKM, "2", evaluate_eekm, ("sq",), BINARY, check=_check(n_hidden=(10, 40), gamma=(0.1, 1.0))),
+           Family("lssvm", LSSVM, "1", evaluate_lssvm, ("sq", "k"), BINARY, check=_check(gamma=(0.1, 1.0), C=(1.0, 100.0))),
+           Family("svm", SVM, "2", evaluate_svm, ("sq", "k"), BINARY, check=_check(gamma=(0.1, 1.0), C=(1.0, 100.0))),
+           Family("eem_dcs_probe", DCSCorrelationProbe, "3", evaluate_probe, None, BINARY, check="probe")):
     register_family(_f)

@@ -13,3 +13,13 @@
 Configs: ``conf/experiment/elmboost*.yaml``, ``conf/model/elmboost_*.yaml``; targets in
 ``mk/elmboost.mk``; benchmark ``scripts/bench_elmboost.py``.
 """
+
+from randml_core.plugins import Benchmark
+
+#: what the engine and the site know of this benchmark (randml_core/plugins.py: the plug-in contract)
+BENCHMARK = Benchmark(
+    key='elmboost', short='ELM boosting', order=5,
+    title='ELM Ridge Regression Boosting',
+    authors='M. Andrecut (2023)',
+    config_names=('elm_ridge_boosting', 'elmboost'), catalogue='elmboost', text='elm_ridge_boosting.txt',
+)

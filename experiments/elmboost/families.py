@@ -219,5 +219,7 @@ def evaluate_elmboost(split: Split, settings: list[dict]) -> list[CellResult]:
     return out
 
 
-FAMILY = Family("elm_ridge_boost", ELMBoostImageClassifier, "1", evaluate_elmboost)
+FAMILY = Family("elm_ridge_boost", ELMBoostImageClassifier, "1", evaluate_elmboost,
+                check=("digits-8x8", "none", [{"activation": a, "n_levels": n, "n_steps": 3, "alpha": 0.5, "ridge": 1.0}
+                                              for a in ("tanh", "sign") for n in (1, 2)]))
 register_family(FAMILY)

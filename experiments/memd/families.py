@@ -145,9 +145,10 @@ def _evaluate(name, extras):
 
 
 FAMILIES = {
-    "memd": Family("memd", MeMdClassifier, "1", _evaluate("memd", _memd_extras)),
-    "memd_linear_svm": Family("memd_linear_svm", LinearSVMSelect, "1", _evaluate("memd_linear_svm", _c_extras)),
-    "memd_dme": Family("memd_dme", DMESelect, "1", _evaluate("memd_dme", _c_extras)),
+    "memd": Family("memd", MeMdClassifier, "1", _evaluate("memd", _memd_extras), check="plain"),
+    "memd_linear_svm": Family("memd_linear_svm", LinearSVMSelect, "1", _evaluate("memd_linear_svm", _c_extras),
+                              check="plain"),
+    "memd_dme": Family("memd_dme", DMESelect, "1", _evaluate("memd_dme", _c_extras), check="plain"),
 }
 for _f in FAMILIES.values():
     register_family(_f)

@@ -7,3 +7,13 @@
 Configs: ``conf/experiment/pri_sweep.yaml`` (the paper's scale) and ``pri_quick.yaml`` (under a
 minute), model ``conf/model/pri_smo.yaml``.
 """
+
+from randml_core.plugins import Benchmark
+
+#: what the engine and the site know of this benchmark (randml_core/plugins.py: the plug-in contract)
+BENCHMARK = Benchmark(
+    key='pri', short='PRI-SMO', order=2,
+    title='A Sequential Minimal Optimization for the Principle of Relevant Information',
+    authors='L. G. Sánchez Giraldo',
+    config_names=('pri_smo', 'pri'), catalogue='pri', text='pri_smo.txt',
+)

@@ -31,7 +31,9 @@ from sklearn.base import BaseEstimator
 
 from randml_core.models._common import int_seed
 from randml_core.family import CellResult, Family, Split, guard, register_family
-from randml_core.models.pri import PRISMO, make_pri_mixture
+from randml_core.models.pri import PRISMO
+
+from .datasets import make_pri_mixture
 
 __all__ = ["PRIMixtureSweep", "evaluate_sweep", "cell_seeds", "FAMILY"]
 
@@ -143,5 +145,5 @@ def evaluate_sweep(split: Split, settings: list[dict]) -> list[CellResult]:
     return out
 
 
-FAMILY = Family("pri_smo_sweep", PRIMixtureSweep, "1", evaluate_sweep)
+FAMILY = Family("pri_smo_sweep", PRIMixtureSweep, "1", evaluate_sweep, check="probe")
 register_family(FAMILY)

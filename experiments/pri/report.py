@@ -32,10 +32,10 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import NullFormatter
 
-from randml_core.models.pri import make_pri_mixture
 from randml_core.report.figures import plt, save
 from randml_core.report.tables import frame_markdown
 
+from .datasets import make_pri_mixture
 from .families import PRIMixtureSweep
 
 # store column -> tidy name

@@ -178,7 +178,7 @@ def _family(name, estimator, proba=False, staged=False, version="1") -> Family:
     # the SLM estimators' numba kernels compile on first use: before any timer (randml_core.family.warm_up)
     compiled = estimator in (SLMClassifier, SLMRegressor, SLMForestClassifier, SLMForestRegressor, SLMBoostClassifier,
                              SLMBoostRegressor)
-    return Family(name, estimator, version, evaluate, warmup=slm_warmup if compiled else None)
+    return Family(name, estimator, version, evaluate, warmup=slm_warmup if compiled else None, check="plain")
 
 
 class _DTClassifier(DecisionTreeClassifier):

@@ -5,16 +5,26 @@
 >>> ds.X.shape, ds.source_kind
 ((270, 13), 'offline-package')
 
+The engine names no benchmark and holds no benchmark's data. Datasets come from two places:
+
+- **a benchmark's** ``datasets.py`` (the plug-in contract, :mod:`randml_core.plugins`): its dataset
+  tables (:func:`~.registry.register_table` of :class:`~.registry.DatasetSpec`), readers, prepare / post
+  steps and generators (:func:`~.sources.generated.register_generator`), registered at import. The
+  installed benchmarks' modules are imported on the first lookup or listing (:func:`get_spec`,
+  :func:`list_datasets`, :func:`load_dataset`, a card's generator), in any process, a pool worker
+  included (:func:`~.registry.ensure_loaded`); a user's ``plugins:`` package with
+  :func:`randml_core.plugins.load_package`;
+- **dataset cards** ``<config dir>/dataset/<name>.yaml`` (``cards.py``): the primary config dir's after
+  the benchmarks' tables, a user's ``--config-dir`` with :func:`register_cards`.
+
 Modules, by axis:
 
-- what a dataset is and where it is found: ``registry.py`` (specs, lookups), ``cards.py`` (dataset
-  cards ``<config dir>/dataset/<name>.yaml``), ``loading.py`` (:func:`load_dataset`, :func:`fetch`);
-- where the arrays come from: the ``sources/`` package, one module per source kind;
-- each paper's dataset table, with the readers and prepare steps that serve it: ``sets_eem.py``,
-  ``sets_eem_unbalanced.py``, ``sets_common.py``, ``sets_elmboost.py``, ``sets_memd.py`` (+
-  ``text_memd.py``), ``sets_slm.py``; shared citation strings in ``citations.py``;
-- generated data: ``generators_slm.py``, ``generators_memd.py``, ``generators_pri.py``;
-- checks, hashing and the catalogue: ``checks.py``, ``catalog.py``.
+- what a dataset is and where it is found: ``registry.py`` (specs, lookups, listing order), ``cards.py``
+  (dataset cards), ``cards_generated.py`` (the cards of the Python specs), ``loading.py``
+  (:func:`load_dataset`, :func:`fetch`);
+- where the arrays come from: the ``sources/`` package, one module per source kind; licence and citation
+  strings several tables share in ``citations.py``;
+- checks, hashing and the catalogue: ``checks.py``, ``catalog.py``; ``randml data``: ``commands.py``.
 
 ``datasets/README.md`` is the catalogue (``scripts/catalog.py``); ``conf/dataset/`` holds one card per
 dataset (``scripts/cards.py`` writes those of the Python tables).
@@ -68,11 +78,6 @@ __all__ = [
     "hydra_config_dirs",
 ]
 
-# Each paper's table registers itself; the import order is the order of list_datasets() (EEM's Table 3
-# first: its UCI part, the shared small sets, its unbalanced parts; then the other papers).
-from . import sets_eem, sets_common, sets_eem_unbalanced  # noqa: E402,F401
-from . import sets_elmboost, sets_memd, sets_slm  # noqa: E402,F401
-# Cards of the repository's config dir with a real source (csv, parquet, openml, ...) register after them.
-from .cards import CardError, config_dirs, hydra_config_dirs, register_cards, register_shipped_cards  # noqa: E402
-
-register_shipped_cards()
+# The benchmarks' tables and the primary config dir's cards are registered on the first lookup
+# (registry.ensure_loaded), not here: importing randml_core.data imports no benchmark.
+from .cards import CardError, config_dirs, hydra_config_dirs, register_cards  # noqa: E402

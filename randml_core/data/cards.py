@@ -55,7 +55,7 @@ from pathlib import Path
 
 from ..trust import check_data_path
 from .cards_generated import is_generated
-from .registry import _REGISTRY, TASKS, DatasetSpec, origin_of, register
+from .registry import _REGISTRY, AFTER_LOAD, TASKS, DatasetSpec, ensure_loaded, origin_of, register
 from .sources import (GeneratedSource, KeelSource, OpenMLSource, PackageFileSource, SklearnSource, Source,
                       SyntheticSource, TabularFileSource)
 from .sources.generated import registered_generator
@@ -411,6 +411,7 @@ def register_cards(dirs, *, check_generated: bool = True, on_error: str = "raise
     ``needed``: the dataset names an experiment uses (:func:`datasets_of`); a bad card of another name is then
     skipped with a :class:`CardWarning` naming it, so one broken card blocks only the experiments that use it.
     """
+    ensure_loaded()  # the benchmarks' Python specs first: a card may not take one of their names
     specs: list[DatasetSpec] = []
     seen: dict[str, Path] = {}
     for d in dirs:
@@ -455,5 +456,9 @@ def _checked_card(file: Path, seen: dict[str, Path], check_generated: bool) -> D
 
 
 def register_shipped_cards() -> list[str]:
-    """Register the card datasets of the primary config dir (run when ``randml_core.data`` is imported)."""
+    """Register the card datasets of the primary config dir (run once by :func:`~.registry.ensure_loaded`,
+    after the benchmarks' Python tables, before the first lookup)."""
     return register_cards([primary_config_dir()], check_generated=False, on_error="warn")
+
+
+AFTER_LOAD.append(register_shipped_cards)

@@ -1,4 +1,4 @@
-"""Licence and citation strings shared by several dataset tables (``sets_*.py``)."""
+"""Licence and citation strings shared by several dataset tables (the benchmarks' ``datasets.py``)."""
 
 KEEL_LICENCE = "KEEL repository, distributed for research use (see source); original data: UCI (see source)"
 KEEL_CIT = (

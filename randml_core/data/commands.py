@@ -34,8 +34,8 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="{list,show,fetch,catalog}")
     ls = sub.add_parser("list", help="registered datasets: name, task, source kind, whether it is here or needs a "
                                      "download, papers, substitute, card")
-    ls.add_argument("--paper", help="only the datasets of one paper (eem, slm, memd, elmboost)")
-    ls.add_argument("--group", help="only one group of a paper's table (e.g. uci)")
+    ls.add_argument("--paper", help="only the datasets tagged with this paper or benchmark (the `papers` column)")
+    ls.add_argument("--group", help="only one group of a table (the `group` of its cards, e.g. uci)")
     show = sub.add_parser("show", help="load one dataset and print its shape, hash, source and notes")
     show.add_argument("name")
     show.add_argument("--source", default="auto", help="auto | offline | online | a source kind (default auto)")

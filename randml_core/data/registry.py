@@ -3,25 +3,34 @@
 A spec gets here in one of two ways:
 
 - **Python** (datasets whose loading needs code: KEEL readers, prepare/post steps, package files):
-  each paper's table module (``sets_eem.py``, ``sets_eem_unbalanced.py``, ``sets_common.py``,
-  ``sets_elmboost.py``, ``sets_memd.py``, ``sets_slm.py``) calls :func:`register_table`. Each of them
-  has a generated card ``conf/dataset/<name>.yaml`` (``scripts/cards.py``) so that ``dataset=<name>``
-  selects it in Hydra.
+  a benchmark's ``datasets`` member (``<benchmark>/datasets.py``, the plug-in contract of
+  :mod:`randml_core.plugins`) calls :func:`register_table` at import. Each such spec has a generated
+  card ``conf/dataset/<name>.yaml`` (``scripts/cards.py``) so that ``dataset=<name>`` selects it in Hydra.
 - **A dataset card** ``<config dir>/dataset/<name>.yaml`` with a csv / parquet / openml / sklearn /
   keel / package / synthetic / generated source: :func:`randml_core.data.cards.register_cards`.
 
-``list_datasets()`` returns names in registration order: the Python tables in the order
-``randml_core/data/__init__.py`` imports them (EEM's Table 3 order first), then cards.
+The engine names no benchmark: the first lookup or listing (:func:`get_spec`, :func:`list_datasets`,
+:func:`python_specs`, :func:`register`, a card or generator lookup; hence ``load_dataset`` too, in any
+process, a pool worker included) runs :func:`ensure_loaded` once, which imports every installed
+benchmark's ``datasets`` member (:func:`randml_core.plugins.load_members`) and then registers the
+cards of the primary config dir.
+
+``list_datasets()`` returns names in a fixed order whatever the import order: the Python tables by
+benchmark (entry-point name order, :func:`randml_core.plugins.packages`), within one benchmark in the
+order it registers them; then everything else (cards, :func:`register`) in registration order.
 Loading is :func:`randml_core.data.loading.load_dataset`.
 
-Names that lived here before the split (readers, prepare steps, citation strings, ``load_dataset``)
-still resolve as ``registry.<name>`` through the module ``__getattr__`` at the bottom.
+Names that lived here before the split (``load_dataset``, ``fetch``, source helpers, citation strings)
+still resolve as ``registry.<name>`` through the module ``__getattr__`` at the bottom; a benchmark's
+readers and prepare steps are imported from its own ``datasets`` module.
 """
 
 from __future__ import annotations
 
 import difflib
 import importlib
+import itertools
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -46,8 +55,7 @@ __all__ = [
     "origin_of",
     "python_specs",
     "fetch",  # noqa: F822 (resolved by the module __getattr__ below)
-    "stratified_subsample_indices",  # noqa: F822 (resolved by the module __getattr__ below)
-    "SPLICE_SUBSAMPLE_SEED",  # noqa: F822 (resolved by the module __getattr__ below)
+    "ensure_loaded",
 ]
 
 TASKS = ("binary", "multiclass", "regression")
@@ -69,9 +77,8 @@ class DatasetSpec:
     online ones). ``expected`` holds the known ``n``, ``d`` and ``class_counts`` (keys are the
     final labels, i.e. 0/1 for binary sets); a key that is absent or None is not checked.
     ``post(X, y) -> (X, y)`` runs after the label mapping, for every source.
-    ``group`` names the part of the paper's table the set belongs to (EEM: ``"uci"``,
-    ``"highly-unbalanced"``, ``"extremely-unbalanced"``; ``""`` = none); a substitute carries the
-    group of its original. ``card``: the dataset card file the spec was read from (None for a spec
+    ``group`` names the part of the paper's table the set belongs to (e.g. ``"uci"``; ``""`` = none); a
+    substitute carries the group of its original. ``card``: the dataset card file the spec was read from (None for a spec
     written in Python); it is named in the source description of every load.
     """
 
@@ -160,31 +167,85 @@ def _py(v):
 # --------------------------------------------------------------------------- the registry
 
 _REGISTRY: dict[str, DatasetSpec] = {}
-#: name -> the module whose table registered it (Python specs shipped with randml)
+#: name -> the module whose table registered it (Python specs of a benchmark)
 _ORIGIN: dict[str, str] = {}
+#: name -> its place in the listings: (benchmark rank, registration number); kept when a spec is replaced
+_PLACE: dict[str, tuple[int, int]] = {}
+_NUMBER = itertools.count()
+#: the rank of everything that is not a benchmark's Python table (cards, register())
+_LAST = sys.maxsize
+_LOADED = False  # True once ensure_loaded() has started
+
+
+#: what :func:`ensure_loaded` runs after the benchmarks' ``datasets`` members: ``cards.py`` adds the registration
+#: of the primary config dir's cards (so that this module does not import it: cards imports this one)
+AFTER_LOAD: list = []
+
+
+def ensure_loaded() -> None:
+    """Import every installed benchmark's ``datasets`` member, then register the cards of the primary
+    config dir; once per process (the first lookup calls it; calling it again does nothing)."""
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    from .. import plugins  # here, not at the top: a benchmark's datasets module imports this module
+
+    plugins.load_members("datasets")
+    for step in AFTER_LOAD:
+        step()
+
+
+def _rank(origin: str | None) -> int:
+    """The place of the benchmark package that holds module ``origin`` among the installed ones."""
+    if origin is None:
+        return _LAST
+    from .. import plugins
+
+    found = plugins.packages()
+    for i, (_, package) in enumerate(found):
+        if origin == package or origin.startswith(package + "."):
+            return i
+    return len(found)  # a benchmark that is not installed (a user's ``plugins:`` package): after those that are
+
+
+def _add(spec: DatasetSpec, replace: bool, origin: str | None) -> DatasetSpec:
+    if spec.name in _REGISTRY and not replace:
+        raise ValueError(f"dataset {spec.name!r} is already registered (pass replace=True to overwrite)")
+    _REGISTRY[spec.name] = spec
+    if origin is None:
+        _ORIGIN.pop(spec.name, None)
+    else:
+        _ORIGIN[spec.name] = origin
+    _PLACE.setdefault(spec.name, (_rank(origin), next(_NUMBER)))
+    return spec
+
+
+def _names() -> list[str]:
+    """Every registered name, in listing order."""
+    return sorted(_REGISTRY, key=_PLACE.__getitem__)
 
 
 def register(spec: DatasetSpec, *, replace: bool = False) -> DatasetSpec:
     """Add a spec to the registry (``replace=True`` to overwrite an existing name)."""
-    if spec.name in _REGISTRY and not replace:
-        raise ValueError(f"dataset {spec.name!r} is already registered (pass replace=True to overwrite)")
-    _REGISTRY[spec.name] = spec
-    _ORIGIN.pop(spec.name, None)
-    return spec
+    ensure_loaded()
+    return _add(spec, replace, None)
 
 
 def register_table(specs: list[DatasetSpec], origin: str) -> None:
-    """Register a paper's table of Python specs, remembering the module (``origin``) that holds them:
-    these are the shipped datasets that get a generated card (:func:`python_specs`)."""
+    """Register a benchmark's table of Python specs, remembering the module (``origin``) that holds them:
+    these are the shipped datasets that get a generated card (:func:`python_specs`). Called by a
+    benchmark's ``datasets`` module at import; it triggers no loading of the others."""
     for spec in specs:
-        register(spec)
-        _ORIGIN[spec.name] = origin
+        _add(spec, False, origin)
 
 
 def unregister(name: str) -> None:
     """Remove a spec (used by tests that register temporary datasets)."""
+    ensure_loaded()
     _REGISTRY.pop(name, None)
     _ORIGIN.pop(name, None)
+    _PLACE.pop(name, None)
 
 
 def origin_of(name: str) -> str:
@@ -196,26 +257,27 @@ def origin_of(name: str) -> str:
 
 
 def python_specs() -> list[DatasetSpec]:
-    """The shipped Python specs (registered by a table module), in registration order."""
-    return [s for n, s in _REGISTRY.items() if n in _ORIGIN and s.card is None]
+    """The shipped Python specs (registered by a benchmark's table), in listing order."""
+    ensure_loaded()
+    return [_REGISTRY[n] for n in _names() if n in _ORIGIN and _REGISTRY[n].card is None]
 
 
 def list_datasets(paper: str | None = None, group: str | None = None,
                   substitutes: bool | None = None) -> list[str]:
-    """Registered names in registration order, optionally filtered.
+    """Registered names in listing order (module docstring), optionally filtered.
 
-    ``paper="eem"`` keeps those tagged with that paper; ``group="uci"`` those of one group of its
-    table (an unknown group raises ``ValueError`` listing the known ones); ``substitutes=False``
-    only the originals, ``True`` only the substitutes, ``None`` both.
-    ``list_datasets("eem")`` = the 9 UCI sets, the 9 highly and the 5 extremely unbalanced sets
-    (Table 3 order), then the substitutes.
+    ``paper="<tag>"`` keeps those tagged with that paper (a spec's ``papers``); ``group="uci"`` those of
+    one group of a table (an unknown group raises ``ValueError`` listing the known ones);
+    ``substitutes=False`` only the originals, ``True`` only the substitutes, ``None`` both.
     """
+    ensure_loaded()
     if group is not None:
         known = sorted({s.group for s in _REGISTRY.values() if s.group})
         if group not in known:
             raise ValueError(f"unknown dataset group {group!r}; known groups: {', '.join(known)}")
+    specs = ((n, _REGISTRY[n]) for n in _names())
     return [
-        n for n, s in _REGISTRY.items()
+        n for n, s in specs
         if (paper is None or paper in s.papers)
         and (group is None or s.group == group)
         and (substitutes is None or s.is_substitute == substitutes)
@@ -224,11 +286,12 @@ def list_datasets(paper: str | None = None, group: str | None = None,
 
 def get_spec(name: str) -> DatasetSpec:
     """The spec of ``name``; unknown names raise :class:`UnknownDatasetError` with a suggestion."""
+    ensure_loaded()
     try:
         return _REGISTRY[name]
     except KeyError:
         pass
-    known = list(_REGISTRY)
+    known = _names()
     lowered = {k.lower(): k for k in known}
     close = difflib.get_close_matches(str(name).lower(), list(lowered), n=1, cutoff=0.6)
     hint = f"; did you mean {lowered[close[0]]!r}?" if close else ""
@@ -240,15 +303,10 @@ def get_spec(name: str) -> DatasetSpec:
 
 # --------------------------------------------------------------------------- names that lived here before
 
-#: name -> module (relative to randml_core.data) that holds it now
+#: name -> module (relative to randml_core.data) that holds it now. A benchmark's own readers and prepare
+#: steps, once reachable here too, are imported from its ``datasets`` module (the engine names no benchmark).
 _MOVED = {
     "load_dataset": "loading", "fetch": "loading",
-    "stratified_subsample_indices": "sets_eem", "SPLICE_SUBSAMPLE_SEED": "sets_eem",
-    "SPLICE_SUBSAMPLE_N": "sets_eem", "splice_prepare": "sets_eem", "splice_subsample": "sets_eem",
-    "dropna_rows": "sets_eem", "drop_constant_columns": "sets_eem", "EEM": "sets_eem", "EEM_NOTE": "sets_eem",
-    "read_thyroid": "sets_eem_unbalanced", "read_abalone_rings7": "sets_eem_unbalanced",
-    "read_agnostic_challenge": "sets_eem_unbalanced", "covtype_cottonwood_vs_lodgepole": "sets_eem_unbalanced",
-    "COVTYPE_CLASSES": "sets_eem_unbalanced",
     "one_vs_rest": "sources", "onehot_nominal": "sources",
     "KEEL_LICENCE": "citations", "KEEL_CIT": "citations", "UCI_CIT": "citations", "LIBSVM_CIT": "citations",
     "SKLEARN_LICENCE": "citations", "ZENODO_LICENCE": "citations", "IDB_LICENCE": "citations",
@@ -257,7 +315,7 @@ _MOVED = {
 
 
 def __getattr__(name: str):
-    """``registry.read_thyroid`` and the other names that moved out in the split (PEP 562)."""
+    """``registry.load_dataset`` and the other names that moved out in the split (PEP 562)."""
     if name in _MOVED:
         return getattr(importlib.import_module(f"{__package__}.{_MOVED[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -13,9 +13,8 @@ moments (Eq. 3). Features are ranked by a divergence between class marginals tha
 class pair (Remark 1, Eq. 19), and the Bayes rule (Eq. 18 / Algorithm 2-3 step 5) is applied to
 the top-K features.
 
-The two offline data generators, :func:`make_gene_like` (dense, p >> n) and :func:`make_text_like`
-(sparse, row-normalised term frequencies), live in :mod:`randml_core.data.generators_memd` and are
-re-exported here.
+The paper's offline data generators, ``make_gene_like`` (dense, p >> n) and ``make_text_like``
+(sparse, row-normalised term frequencies), live with its benchmark (``experiments/memd/generators.py``).
 """
 
 from numbers import Integral, Real
@@ -29,9 +28,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
-from ..data.generators_memd import make_gene_like, make_text_like  # noqa: F401  (re-exported)
-
-__all__ = ["MeMdClassifier", "make_gene_like", "make_text_like"]
+__all__ = ["MeMdClassifier"]
 
 _LOG_2PI = float(np.log(2.0 * np.pi))
 # Number of float64 cells of the (n_val, n_classes, chunk) block used by the K-curve pass.

@@ -29,8 +29,9 @@ pri_reference_solve    -- dense spectral projected gradient solver (validation, 
 pri_fixed_point        -- Principe's classic PRI fixed-point iteration (moves the points).
 pri_objective          -- J(beta) of Eq. (10) from a dense V (small N).
 pri_potential_matrix   -- dense V (small N only; the SMO never builds it).
-make_pri_mixture       -- the paper's synthetic 2-D mixture of three Gaussians (Section 6.1;
-                          defined in randml_core.data.generators_pri).
+
+The paper's synthetic 2-D mixture (Section 6.1), ``make_pri_mixture``, lives with its benchmark
+(``experiments/pri/datasets.py``).
 """
 
 from __future__ import annotations
@@ -45,15 +46,12 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from ..data.generators_pri import make_pri_mixture  # noqa: F401  (re-exported)
-
 __all__ = [
     "PRISMO",
     "pri_reference_solve",
     "pri_fixed_point",
     "pri_objective",
     "pri_potential_matrix",
-    "make_pri_mixture",
     "PRIReferenceResult",
     "PRIFixedPointResult",
 ]

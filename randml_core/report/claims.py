@@ -11,24 +11,37 @@ Verdicts:
 - ``inconclusive``: neither: no significant difference where the claim needs one;
 - ``not tested``: nothing to decide on (runs missing, or only substitutes).
 
-Rules (``alpha`` = 0.05 unless a report says otherwise), all on paired per-split scores at each model's
-selected setting (the ``<table>_folds.csv`` artefacts or the store's outer rows):
+Rules (``alpha`` = 0.05 unless a report says otherwise; rules fixed 2026-11-27 unless a claim carries an older
+date), on paired per-split scores at each model's selected setting (the ``<table>_folds.csv`` artefacts or the
+store's outer rows):
 
-- :func:`beats` "A beats / is better than B": per dataset the corrected resampled t-test (Nadeau & Bengio
-  2003), p-values Holm-adjusted over the datasets tested. ``need="any"`` / ``"all"``: not held if B is
-  significantly better on any dataset; held if A is significantly better on one / on every dataset; else
-  inconclusive. ``need="majority"`` (the papers' "generally"): held if A is significantly better on more
-  than half of the datasets, not held if B is on at least half, else inconclusive. The Wilcoxon signed-rank test over the dataset means is shown
-  beside it when there are enough datasets.
-- :func:`comparable` "A is comparable / competitive with B": per dataset two one-sided tests of the
-  difference against a stated margin (equivalence: |A - B| < margin; ``one_sided=True``: non-inferiority,
-  A - B > -margin). Held if shown on every dataset; not held if on some dataset the difference is
-  significantly outside the margin; else inconclusive.
+- :func:`beats_over_datasets` "A is better than B" as a statement about a table ("generally", "noticeably
+  better", "outperforms"): the per-dataset mean differences (in the metric's units, or relative to a per-dataset
+  scale such as the target's spread) tested over the datasets by the two-sided Wilcoxon signed-rank test; held
+  if significant in A's favour, not held if significant in B's, else inconclusive ("no evidence"). The sign
+  test and the Bayesian signed-rank test (P(A better) / P(rope) / P(B better)) are printed beside it.
+- :func:`beats` per-dataset claims ("in all the datasets", "on some datasets"): per dataset the corrected
+  resampled t-test (Nadeau & Bengio 2003), Holm over the datasets tested. ``need="any"`` / ``"all"``: not held
+  if B is significantly better on any dataset; held if A is significantly better on one / on every dataset;
+  else inconclusive. ``need="majority"``: held if A is significantly better on more than half, not held if B
+  is on at least half, else inconclusive. A non-significant test is never counted as a draw against a claim.
+- :func:`equivalent_over_datasets` "A is comparable with B" as a statement about a table: two one-sided tests
+  (TOST) of the mean of the per-dataset differences against ±margin (the margin in the metric's units); held if
+  equivalence is shown, not held if the difference is significantly outside the margin, else inconclusive; the
+  Bayesian P(rope) at the same margin beside it. :func:`comparable` is the per-dataset version (TOST on the
+  splits with the corrected resampled variance; held if shown on every dataset).
 - :func:`faster` "A is faster than B (by a factor)": paired timings, a one-sided t-test of log(B / A)
   against log(factor).
 - :func:`exceeds` "A's score is above x": a one-sided t-test of the replicate scores against x.
 
-Pure functions of frames; nothing here fits a model or reads the store.
+Every decision carries its power (the minimal detectable effect of its test at its sample size, alpha 0.05,
+power 0.8: :mod:`randml_core.stats.power`; "underpowered" where that exceeds the paper's own effect) and, where
+a margin decides, the verdict at half and at double the margin. Verdicts are given apart on real datasets,
+regenerated ones (our version of a paper's generator) and substitutes (:func:`data_kind`); counts use the real
+ones only.
+
+Pure functions of frames; nothing here fits a model or reads the store (:func:`data_kind` reads the dataset
+registry, :func:`target_spread` loads a dataset's target).
 """
 from __future__ import annotations
 
@@ -40,14 +53,22 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..stats import StatsRefusal, corrected_ttest, holm, wilcoxon_signed_rank
+from ..stats import StatsRefusal, bayes_signed_rank, corrected_ttest, holm, wilcoxon_signed_rank
 from ..stats.direction import higher_is_better as _direction
 from ..stats.margins import log_ratio_test, margin_test
+from ..stats.power import mde_sign, mde_t, mde_wilcoxon, sign_test, signed_rank, tost_min_margin
+from ..stats.refusal import min_wilcoxon_pairs
 
 HELD, NOT_HELD, INCONCLUSIVE, NOT_TESTED = "held", "not held", "inconclusive", "not tested"
 VERDICTS = (HELD, NOT_HELD, INCONCLUSIVE, NOT_TESTED)
 ALPHA = 0.05
 NEEDS = ("any", "all", "majority")
+#: the date the rules of this module (issue 31) were fixed; a claim whose rule predates them carries its own date
+RULES_DATE = "2026-11-27"
+#: the three kinds of data a verdict is given on, apart (:func:`data_kind`)
+KINDS = ("real", "regenerated", "substitute")
+#: generator source kinds: a non-substitute dataset whose every source is one of these is regenerated
+GENERATED_SOURCES = ("generated", "synthetic")
 
 
 @dataclass
@@ -56,6 +77,10 @@ class Decision:
     verdict: str
     evidence: str
     details: list[str] = field(default_factory=list)
+    #: the minimal detectable effect of the test at its sample size (and "underpowered" where it applies)
+    power: str = ""
+    #: the verdict at half and at double the margin (or the ROPE where no margin decides)
+    sensitivity: str = ""
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
@@ -79,12 +104,20 @@ class Claim:
     real: Decision
     substitutes: Decision | None = None
     published: Decision | None = None
+    #: the verdict on regenerated data (our version of the paper's generator), apart from real and substitutes
+    regenerated: Decision | None = None
+    #: the margin / ROPE with its units ("" when the rule has none)
+    margin: str = ""
+    #: the date the rule was fixed (ISO)
+    date: str = RULES_DATE
 
     def record(self) -> dict:
-        out = {k: v for k, v in asdict(self).items() if k not in ("real", "substitutes", "published")}
-        for part in ("real", "substitutes", "published"):
+        parts = ("real", "regenerated", "substitutes", "published")
+        out = {k: v for k, v in asdict(self).items() if k not in parts}
+        for part in parts:
             d = getattr(self, part)
-            out[part] = None if d is None else {"verdict": d.verdict, "evidence": d.evidence}
+            out[part] = None if d is None else {"verdict": d.verdict, "evidence": d.evidence, "power": d.power,
+                                                "sensitivity": d.sensitivity}
         return out
 
 
@@ -138,7 +171,9 @@ def beats(folds: pd.DataFrame, a: str, b: str, metric: str, datasets, *, need: s
     if wil:
         details.append(wil)
     return Decision(_need_verdict(need, n, len(better), len(worse), bool(missing)),
-                    tally + (f" (worse: {', '.join(worse)})" if worse else ""), details)
+                    tally + (f" (worse: {', '.join(worse)})" if worse else ""), details,
+                    per_dataset_power(folds, a, b, metric, list(t["dataset"]), alpha=alpha),
+                    "no margin decides this rule")
 
 
 def _need_verdict(need: str, n: int, better: int, worse: int, missing: bool = False) -> str:
@@ -177,7 +212,8 @@ def _wilcoxon_line(t: pd.DataFrame, a: str, b: str, alpha: float) -> str:
 
 
 def comparable(folds: pd.DataFrame, a: str, b: str, metric: str, datasets, margin: float, *, one_sided: bool = False,
-               alpha: float = ALPHA, higher_is_better: bool | None = None, unit: str = "datasets") -> Decision:
+               alpha: float = ALPHA, higher_is_better: bool | None = None, unit: str = "datasets",
+               _sensitivity: bool = True) -> Decision:
     """"``a`` is comparable with ``b``" (|a - b| < ``margin`` in metric units, TOST) or, with ``one_sided``,
     "``a`` is not worse than ``b`` by more than ``margin``" (non-inferiority), per dataset on paired splits
     with the corrected resampled variance. ``unit`` names what a "dataset" is in the verdict's text (e.g.
@@ -189,7 +225,7 @@ def comparable(folds: pd.DataFrame, a: str, b: str, metric: str, datasets, margi
     if not datasets:
         return not_tested("no dataset to test on")
     rows = folds[folds["dataset"].isin(datasets) & folds["model"].isin([a, b])]
-    details, shown, broken, n = [], [], [], 0
+    details, shown, broken, n, smallest = [], [], [], 0, []
     for d, part in rows.groupby("dataset", sort=True):
         wide = part.pivot_table(index=["repeat", "fold"], columns="model", values=metric, aggfunc="first").dropna()
         if a not in wide or b not in wide or len(wide) < 2:
@@ -199,6 +235,7 @@ def comparable(folds: pd.DataFrame, a: str, b: str, metric: str, datasets, margi
         diff = (wide[a] - wide[b]).to_numpy(float) * (1 if hib else -1)  # > 0: a better
         iv = margin_test(diff, -margin, math.inf if one_sided else margin, test_train_ratio=ratio, alpha=alpha)
         n += 1
+        smallest.append(tost_min_margin(diff.size, float(diff.std(ddof=1)), alpha=alpha, test_train_ratio=ratio))
         ok = iv.p_above < alpha and (one_sided or iv.p_below < alpha)
         out = _outside(diff, margin, one_sided, ratio, alpha)
         if ok:
@@ -215,9 +252,15 @@ def comparable(folds: pd.DataFrame, a: str, b: str, metric: str, datasets, margi
         return not_tested(f"no paired splits of {a} and {b} stored")
     kind = "non-inferior" if one_sided else "equivalent"
     tally = f"{kind} within {margin:g} on {len(shown)} of {n} {unit}" + (f"; outside on {', '.join(broken)}" if broken else "")
-    if broken:
-        return Decision(NOT_HELD, tally, details)
-    return Decision(HELD if len(shown) == n else INCONCLUSIVE, tally, details)
+    sens = ""
+    if _sensitivity:
+        sens = "; ".join(f"at {m:g}: " + comparable(folds, a, b, metric, datasets, m, one_sided=one_sided, alpha=alpha,
+                                                    higher_is_better=higher_is_better, unit=unit,
+                                                    _sensitivity=False).verdict for m in (margin / 2, 2 * margin))
+    power = (f"smallest margin TOST establishes per dataset at a true difference 0 (corrected variance, power 0.8): "
+             f"median {np.median(smallest):.3g}, largest {max(smallest):.3g}") if smallest else ""
+    verdict = NOT_HELD if broken else HELD if len(shown) == n else INCONCLUSIVE
+    return Decision(verdict, tally, details, power, sens)
 
 
 def _outside(diff, margin: float, one_sided: bool, ratio: float, alpha: float) -> bool:
@@ -244,7 +287,12 @@ def faster(slow_times, fast_times, factor: float = 1.0, *, alpha: float = ALPHA,
     iv = log_ratio_test(slow, fast, factor, alpha=alpha)
     ev = (f"{iv.n} paired timings{' of ' + what if what else ''}: time ratio {iv.mean:.2f}x (geometric mean, "
           f"{1 - 2 * alpha:.0%} interval {iv.low:.2f}-{iv.high:.2f}x) vs {factor:g}x: one-sided {_p(iv.p_above)}")
-    return _one_sided(iv, alpha, ev)
+    d = _one_sided(iv, alpha, ev)
+    logs = np.log(slow / fast)
+    mde = mde_t(logs.size, float(logs.std(ddof=1)), alpha=alpha, two_sided=False)
+    d.power = (f"detects a true ratio of {factor * math.exp(mde):.3g}x or more against {factor:g}x (one-sided t-test "
+               f"on {logs.size} log ratios, alpha {alpha:g}, power 0.8)")
+    return d
 
 
 def exceeds(values, threshold: float, *, higher: bool = True, alpha: float = ALPHA, what: str = "") -> Decision:
@@ -263,6 +311,196 @@ def exceeds(values, threshold: float, *, higher: bool = True, alpha: float = ALP
     return _one_sided(iv, alpha, ev)
 
 
+# --- data kinds ---------------------------------------------------------------------------------------------
+
+def data_kind(name: str, stand_in_for: str = "") -> str:
+    """"substitute" (a named stand-in: ``stand_in_for`` set or the registry's ``substitute_of``),
+    "regenerated" (every source of the dataset is a generator: our version of a paper's generator) or "real".
+    A name the registry does not know is real unless ``stand_in_for`` says otherwise."""
+    if isinstance(stand_in_for, str) and stand_in_for.strip():
+        return "substitute"
+    try:
+        from ..data.registry import get_spec
+        spec = get_spec(name)
+    except Exception:  # noqa: BLE001 - an unregistered name (a test frame, a dropped card) counts as real
+        return "real"
+    if spec.is_substitute:
+        return "substitute"
+    kinds = {getattr(src, "kind", "") for src in spec.sources}
+    return "regenerated" if kinds and kinds <= set(GENERATED_SOURCES) else "real"
+
+
+def by_kind(names, stand_in_for: dict | None = None) -> dict[str, list[str]]:
+    """The dataset names split into :data:`KINDS` (order kept)."""
+    out = {k: [] for k in KINDS}
+    for n in dict.fromkeys(names):
+        out[data_kind(n, (stand_in_for or {}).get(n, ""))].append(n)
+    return out
+
+
+def kinds_line(kinds: dict[str, list[str]]) -> str:
+    return "; ".join(f"{k}: {', '.join(v) if v else 'none'}" for k, v in kinds.items())
+
+
+def target_spread(names) -> dict[str, float]:
+    """Each dataset's target standard deviation (loaded offline), the scale for "RMSE relative to the target's
+    spread"; a dataset that does not load is left out."""
+    from ..data import load_dataset
+    out = {}
+    for n in names:
+        try:
+            out[n] = float(np.std(load_dataset(n).y))
+        except Exception:  # noqa: BLE001 - reported by the caller as "no scale"
+            continue
+    return out
+
+
+# --- claims about a table, decided over datasets -------------------------------------------------------------
+
+def dataset_diffs(folds: pd.DataFrame, a: str, b: str, metric: str, datasets, *, higher_is_better: bool | None = None,
+                  scale: dict | None = None) -> pd.DataFrame:
+    """Per dataset: ``mean_a``, ``mean_b`` (over the paired splits), ``diff`` = mean_a - mean_b (divided by
+    ``scale[dataset]`` when given) and ``better`` = diff oriented so that > 0 means ``a`` is better."""
+    hib = _direction(metric, higher_is_better)
+    rows = folds[folds["dataset"].isin(list(datasets)) & folds["model"].isin([a, b])]
+    out = []
+    for d, part in rows.groupby("dataset", sort=False):
+        wide = part.pivot_table(index=["repeat", "fold"], columns="model", values=metric, aggfunc="first").dropna()
+        if a not in wide or b not in wide or wide.empty:
+            continue
+        if scale is not None and not (d in scale and scale[d] > 0):
+            continue
+        s = float(scale[d]) if scale is not None else 1.0
+        ma, mb = float(wide[a].mean()), float(wide[b].mean())
+        out.append({"dataset": d, "mean_a": ma, "mean_b": mb, "diff": (ma - mb) / s,
+                    "better": (ma - mb) / s * (1 if hib else -1), "n_folds": len(wide)})
+    return pd.DataFrame(out, columns=["dataset", "mean_a", "mean_b", "diff", "better", "n_folds"])
+
+
+def _u(x: float, unit: str, digits: int = 3) -> str:
+    return f"{x:+.{digits}g} {unit}".rstrip() if abs(x) < 10 ** -digits and x != 0 else f"{x:+.{digits}f} {unit}".rstrip()
+
+
+def _bayes(better: np.ndarray, rope: float) -> tuple[float, float, float]:
+    """(P(A better), P(rope), P(B better)) of the Bayesian signed-rank test on oriented differences."""
+    return bayes_signed_rank(better, np.zeros_like(better), rope, True)
+
+
+def _dataset_lines(t: pd.DataFrame, a: str, b: str, unit: str) -> list[str]:
+    return [f"{r.dataset}: {a} {r.mean_a:.4g} vs {b} {r.mean_b:.4g} (difference {_u(r.better, unit)}, + = {a} "
+            f"better, {r.n_folds} splits)" for r in t.itertuples()]
+
+
+def beats_over_datasets(folds: pd.DataFrame, a: str, b: str, metric: str, datasets, *, unit: str, rope: float,
+                        higher_is_better: bool | None = None, scale: dict | None = None,
+                        paper_effect: float | None = None, alpha: float = ALPHA) -> Decision:
+    """""``a`` is better than ``b``" about a whole table: the Wilcoxon signed-rank test over the per-dataset mean
+    differences (module docstring). ``unit`` names the differences' units (after ``scale``), ``rope`` the
+    Bayesian test's region of practical equivalence in those units, ``paper_effect`` the paper's own mean
+    difference (oriented, same units) for the "underpowered" check."""
+    datasets = list(datasets)
+    if not datasets:
+        return not_tested("no dataset of this kind")
+    t = dataset_diffs(folds, a, b, metric, datasets, higher_is_better=higher_is_better, scale=scale)
+    if t.empty:
+        return not_tested(f"no paired splits of {a} and {b} stored")
+    n, better = len(t), t["better"].to_numpy(float)
+    wins, losses = int((better > 0).sum()), int((better < 0).sum())
+    unscaled = [d for d in datasets if scale is not None and d not in scale and d in set(folds["dataset"])]
+    head = (f"{n} datasets: {a} better on {wins}, worse on {losses}; mean difference {_u(better.mean(), unit)} "
+            f"(median {_u(float(np.median(better)), unit)})" + (f"; left out (no scale): {', '.join(unscaled)}"
+                                                                 if unscaled else ""))
+    details = _dataset_lines(t, a, b, unit)
+    need = min_wilcoxon_pairs(alpha)
+    sd = float(better.std(ddof=1)) if n > 1 else math.nan
+    mde = mde_wilcoxon(n, sd, alpha=alpha)
+    if n < need:
+        power = (f"underpowered: no test over {n} dataset(s) can reach p < {alpha:g} (the Wilcoxon and sign tests "
+                 f"need >= {need})")
+        return Decision(INCONCLUSIVE, head + "; too few datasets for a test over datasets", details, power,
+                        "no margin decides this rule")
+    wp, wm, p, note = signed_rank(better, alpha)
+    pos, neg, p_sign = sign_test(better)
+    pa, pr, pb = _bayes(better, rope)
+    verdict = (HELD if p < alpha and wp > wm else NOT_HELD if p < alpha and wm > wp else INCONCLUSIVE)
+    ev = (f"{head}; Wilcoxon signed-rank over datasets R+ = {wp:g}, R- = {wm:g}, two-sided {_p(p)}"
+          + (f" ({note})" if note else "") + f"; sign test {pos}:{neg} {_p(p_sign)}; Bayesian signed-rank "
+          f"P({a} better) = {pa:.3f}, P(rope ±{rope:g} {unit}) = {pr:.3f}, P({b} better) = {pb:.3f}")
+    q = mde_sign(n, alpha=alpha)
+    power = (f"MDE {mde:.3g} {unit} (Wilcoxon over {n} datasets at alpha {alpha:g}, power 0.8: the t-test's MDE at "
+             f"n·3/π pairs, sd of the per-dataset differences {sd:.3g}); the sign test needs {a} better on >= "
+             + (f"{q:.0%} of datasets" if math.isfinite(q) else "more datasets than there are"))
+    if paper_effect is not None and math.isfinite(paper_effect) and abs(paper_effect) < mde:
+        power = f"underpowered: the paper's own mean difference {paper_effect:+.3g} {unit} is below the " + power
+    sens = "no margin decides this rule; Bayesian P(" + a + " better) / P(rope) at ROPE " + ", ".join(
+        f"±{r:g}: {x[0]:.3f} / {x[1]:.3f}" for r, x in ((r, _bayes(better, r)) for r in (rope / 2, 2 * rope)))
+    return Decision(verdict, ev, details, power, sens)
+
+
+def equivalent_over_datasets(folds: pd.DataFrame, a: str, b: str, metric: str, datasets, margin: float, *,
+                             unit: str, higher_is_better: bool | None = None, scale: dict | None = None,
+                             alpha: float = ALPHA, _sensitivity: bool = True) -> Decision:
+    """"``a`` is comparable with ``b``" about a whole table: TOST of the mean per-dataset difference against
+    ±``margin`` (in ``unit``, after ``scale``), datasets as independent replicates; the Bayesian P(rope) at the
+    same margin beside it; the verdict at half and double the margin."""
+    if not margin > 0:
+        raise ValueError(f"margin={margin!r}: must be > 0 (in the metric's units)")
+    datasets = list(datasets)
+    if not datasets:
+        return not_tested("no dataset of this kind")
+    t = dataset_diffs(folds, a, b, metric, datasets, higher_is_better=higher_is_better, scale=scale)
+    if t.empty:
+        return not_tested(f"no paired splits of {a} and {b} stored")
+    n, diff = len(t), t["better"].to_numpy(float)
+    details = _dataset_lines(t, a, b, unit)
+    if n < 2:
+        return Decision(INCONCLUSIVE, f"1 dataset ({_u(diff[0], unit)}): a test over datasets needs >= 2", details,
+                        "underpowered: no test over 1 dataset", "")
+    iv = margin_test(diff, -margin, margin, alpha=alpha)
+    below = margin_test(diff, -math.inf, -margin, alpha=alpha).p_below
+    above = margin_test(diff, margin, math.inf, alpha=alpha).p_above
+    p_equiv, out = max(iv.p_above, iv.p_below), min(below, above) < alpha
+    verdict = HELD if p_equiv < alpha else NOT_HELD if out else INCONCLUSIVE
+    ev = (f"{n} datasets: mean {a} - {b} {_u(iv.mean, unit)} (+ = {a} better; {1 - 2 * alpha:.0%} interval "
+          f"[{iv.low:+.3g}, {iv.high:+.3g}]) vs ±{margin:g} {unit}: TOST {_p(p_equiv)}"
+          + ("; significantly outside" if out else ""))
+    if n >= 2:
+        pa, pr, pb = _bayes(diff, margin)
+        ev += f"; Bayesian signed-rank P(rope) = {pr:.3f} (P({a} better) {pa:.3f}, P({b} better) {pb:.3f})"
+    sd = float(diff.std(ddof=1))
+    smallest = tost_min_margin(n, sd, alpha=alpha)
+    power = (f"smallest margin TOST establishes over {n} datasets at a true difference 0: {smallest:.3g} {unit} "
+             f"(alpha {alpha:g}, power 0.8, sd {sd:.3g})" + ("; underpowered at this margin" if smallest > margin else ""))
+    sens = ""
+    if _sensitivity:
+        sens = "; ".join(f"at ±{m:g} {unit}: " + equivalent_over_datasets(
+            folds, a, b, metric, datasets, m, unit=unit, higher_is_better=higher_is_better, scale=scale, alpha=alpha,
+            _sensitivity=False).verdict for m in (margin / 2, 2 * margin))
+    return Decision(verdict, ev, details, power, sens)
+
+
+def per_dataset_power(folds: pd.DataFrame, a: str, b: str, metric: str, datasets, *, alpha: float = ALPHA,
+                      unit: str = "") -> str:
+    """The per-dataset corrected t-test's MDE (Bonferroni level alpha / m: Holm's strictest step), median and
+    range over the datasets, in the metric's units."""
+    rows = folds[folds["dataset"].isin(list(datasets)) & folds["model"].isin([a, b])]
+    mdes = []
+    groups = list(rows.groupby("dataset", sort=True))
+    for _, part in groups:
+        wide = part.pivot_table(index=["repeat", "fold"], columns="model", values=metric, aggfunc="first").dropna()
+        if a not in wide or b not in wide or len(wide) < 2:
+            continue
+        sizes = part.drop_duplicates(["repeat", "fold"])
+        ratio = float(sizes["n_test"].mean() / sizes["n_train"].mean()) if "n_test" in sizes else 0.0
+        d = (wide[a] - wide[b]).to_numpy(float)
+        mdes.append(mde_t(d.size, float(d.std(ddof=1)), alpha=alpha / max(1, len(groups)), test_train_ratio=ratio))
+    if not mdes:
+        return ""
+    m = np.asarray(mdes)
+    return (f"per-dataset corrected t-test MDE (alpha {alpha:g}/{len(groups)}, power 0.8): median {np.median(m):.3g}"
+            f"{' ' + unit if unit else ''}, range {m.min():.3g}..{m.max():.3g}")
+
+
 # --- rendering -------------------------------------------------------------------------------------------
 
 def counts(claims: list[Claim], part: str = "real") -> dict[str, int]:
@@ -274,34 +512,88 @@ def counts(claims: list[Claim], part: str = "real") -> dict[str, int]:
     return out
 
 
+def no_real_data(claims: list[Claim]) -> list[str]:
+    """The claims not tested on real data whose verdict rests on regenerated data or substitutes only."""
+    return [c.id for c in claims if c.real.verdict == NOT_TESTED and any(
+        d is not None and d.verdict != NOT_TESTED for d in (c.regenerated, c.substitutes))]
+
+
 def counts_line(claims: list[Claim]) -> str:
     c = counts(claims)
-    return ", ".join(f"{c[v]} {v}" for v in VERDICTS)
+    none = no_real_data(claims)
+    return ", ".join(f"{c[v]} {v}" for v in VERDICTS) + (
+        f" (real data only; {len(none)} claim(s) rest on no real data: {', '.join(none)})" if none else
+        " (real data only)")
 
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _part(d: Decision | None) -> str:
+    return d.cell() if d is not None else "-"
+
+
 def markdown_table(claims: list[Claim]) -> list[str]:
-    """The claims table: claim | the paper's words | rule | real datasets | on substitutes | the paper's own numbers."""
-    out = ["| claim | the paper's words | rule | real datasets | on substitutes | the paper's own numbers |",
-           "|---|---|---|---|---|---|"]
+    """The claims table: claim | the paper's words | rule (date fixed) | margin | real | regenerated | substitutes |
+    the paper's own numbers | power (real data) | verdict at half / double the margin (real data)."""
+    out = ["| claim | the paper's words | rule (fixed) | margin | real data | regenerated data | substitutes | "
+           "the paper's own numbers | power (real) | at half / double margin (real) |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
     for c in claims:
         out.append("| " + " | ".join(_cell(x) for x in (
-            f"{c.id}: {c.where}", f"\"{c.words}\"", c.rule, c.real.cell(),
-            c.substitutes.cell() if c.substitutes else "-", c.published.cell() if c.published else "-")) + " |")
+            f"{c.id}: {c.where}", f"\"{c.words}\"", f"{c.rule} ({c.date})", c.margin or "-", c.real.cell(),
+            _part(c.regenerated), _part(c.substitutes), _part(c.published), c.real.power or "-",
+            c.real.sensitivity or "-")) + " |")
     return out
 
 
 def details(claims: list[Claim]) -> list[str]:
     out = []
     for c in claims:
-        out += [f"### {c.id}: {c.where}", "", f"> {c.words}", "", f"Rule: {c.rule}", "", f"Real datasets: **{c.real.cell()}**", ""]
-        out += [f"- {ln}" for ln in c.real.details]
-        if c.substitutes is not None:
-            out += ["", f"On substitutes: {c.substitutes.cell()}", ""] + [f"- {ln}" for ln in c.substitutes.details]
-        out.append("")
+        out += [f"### {c.id}: {c.where}", "", f"> {c.words}", "", f"Rule (fixed {c.date}): {c.rule}", ""]
+        if c.margin:
+            out += [f"Margin: {c.margin}", ""]
+        for label, d in (("Real datasets", c.real), ("Regenerated data", c.regenerated), ("On substitutes", c.substitutes)):
+            if d is None:
+                continue
+            out += [f"{label}: **{d.cell()}**", ""]
+            out += [f"- power: {d.power}"] if d.power else []
+            out += [f"- at half / double the margin: {d.sensitivity}"] if d.sensitivity else []
+            out += [f"- {ln}" for ln in d.details] + [""]
+    return out
+
+
+def margins_lines(rows) -> list[str]:
+    """A paper's margin / ROPE table: rows of (quantity, margin with units, why)."""
+    return ["| quantity | margin / ROPE | why |", "|---|---|---|"] + [
+        "| " + " | ".join(_cell(str(x)) for x in r) + " |" for r in rows]
+
+
+def deviations_lines(names, extra=()) -> list[str]:
+    """A paper's deviations: ``extra`` (protocol lines) then, per dataset, its kind and the catalogue's note."""
+    out = [f"- {x}" for x in extra]
+    try:
+        from ..data.registry import get_spec
+    except Exception:  # noqa: BLE001
+        get_spec = None
+    for n in dict.fromkeys(names):
+        note = ""
+        if get_spec is not None:
+            try:
+                note = get_spec(n).notes
+            except Exception:  # noqa: BLE001 - not in the catalogue
+                note = ""
+        out.append(f"- {n} ({data_kind(n)}): {note or 'no catalogue note'}")
+    return out
+
+
+def inventory_lines(claims: list[Claim], excluded=()) -> list[str]:
+    """The claim inventory: the tested claims by id, then each excluded claim with the reason it is not tested
+    (``excluded``: (the paper's words, where, why))."""
+    out = ["| claim | where | status |", "|---|---|---|"]
+    out += [f"| {_cell(c.id)} | {_cell(c.where)} | tested (real: {c.real.verdict}) |" for c in claims]
+    out += [f"| \"{_cell(w)}\" | {_cell(where)} | not tested: {_cell(why)} |" for w, where, why in excluded]
     return out
 
 

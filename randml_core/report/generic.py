@@ -63,10 +63,52 @@ def _dataset_features(frame, spec, ctx) -> list[str]:
     if not len(frame) or "preprocessing" not in frame.columns:
         return []
     base = preprocessing_of(spec.options)
-    found = {d: p for d, p in frame.groupby("dataset")["preprocessing"].first().items() if isinstance(p, str) and p != base}
+    lines, found = [], {}
+    for d, part in frame.groupby("dataset"):
+        preps = part.groupby("preprocessing", sort=True)["model"].unique()  # a model's own categorical: differs
+        preps = preps[[isinstance(p, str) and p != base for p in preps.index]]
+        if len(preps) == 1 and part["preprocessing"].nunique() == 1:
+            found[d] = preps.index[0]
+            lines.append(f"Features of {d}: {preps.index[0]}.")
+        elif len(preps):
+            found[d] = {m: p for p, models in preps.items() for m in sorted(models)}
+            lines += [f"Features of {d} (models {', '.join(sorted(models))}): {p}." for p, models in preps.items()]
     if found and ctx.artefacts is not None:
         ctx.artefacts.record("dataset_features", found)
-    return [f"Features of {d}: {p}." for d, p in sorted(found.items())]
+    return lines
+
+
+def search_picks(pick: pd.DataFrame, frame: pd.DataFrame, metric: str, spec) -> pd.DataFrame:
+    """``pick`` with the entries of the models that have a ``search:`` block replaced by their search's own
+    selection (:func:`randml_core.search.select`: the best mean over the last rung, inside the inner folds
+    with nested CV), in both tables: such a model has no full grid for the other rule to read."""
+    from ..search import is_search, select
+    searched = [v.name for v in spec.variants if is_search(v)]
+    if not searched or not len(frame):
+        return pick
+    own = select(frame[frame["model"].isin(searched)], metric, bool(spec.protocol.inner_splits))
+    kept = pick[~pick["model"].isin(searched)]
+    return pd.concat([kept, own[kept.columns]], ignore_index=True) if len(own) else kept
+
+
+def search_footer(spec) -> list[str]:
+    """One footer line per searched model: its search and the rule that selected its setting."""
+    from ..search import RULE, describe, is_search
+    where = ("inside each outer fold's inner folds, then scored on the outer fold" if spec.protocol.inner_splits
+             else "on the outer folds (optimistic, as the papers' rule)")
+    return [f"Search: {v.name}: {describe(v)}; selected by the search's rule, {RULE}, {where} (trace: "
+            "randml_core.results.trace)." for v in spec.variants if is_search(v)]
+
+
+def search_trace_figure(ctx) -> list:
+    """``figures/<experiment>_search.{png,pdf}``: best so far vs cells spent per scope, for the searched models."""
+    from ..rows import search_trace as trace_of
+    from ..search import is_search, plot_trace
+    if not any(is_search(v) for v in ctx.spec.variants) or not len(ctx.frame):
+        return []
+    trace = trace_of(ctx.spec, ctx.store_dir)
+    return plot_trace(trace, ctx.results_dir / "figures" / f"{ctx.spec.name}_search", ctx.artefacts,
+                      f"{ctx.spec.name}: search, best so far vs budget")
 
 
 def build(ctx) -> list:
@@ -96,6 +138,7 @@ def build(ctx) -> list:
         for rule, words, suffix in rules:
             pick = selected(frame, metric, rule) if len(frame) else pd.DataFrame(
                 columns=["dataset", "model", "mean", "std", "n_folds", "n_failed", "n_bounded", "params_json"])
+            pick = search_picks(pick, frame, metric, spec)
             footer = [f"Protocol: {spec.protocol.describe()}; profile = {spec.profile}.",
                       f"Cell: mean ± std of per-fold {metric} over the outer folds at the selected setting "
                       f"({'higher' if higher_is_better(metric) else 'lower'} is better; bold = best of the row). "
@@ -108,6 +151,7 @@ def build(ctx) -> list:
             edges = grid_edge_flags(pick, spec.variants)
             footer.append("Selected settings on a grid edge (the best value may lie outside the grid): "
                           + ("; ".join(edges) if edges else "none") + ".")
+            footer += search_footer(spec)
             reasons = sorted(set(frame.loc[frame["status"] == "skipped", "error"].dropna())) if len(frame) else []
             footer += [f"Skipped by rule: {r.removeprefix('skipped: ')}" for r in reasons]
             footer += [f"Not scored by {metric} (NaN): {line}" for line in not_scored(frame, metric)]
@@ -130,6 +174,7 @@ def build(ctx) -> list:
                     ctx.artefacts, pick)
                 stats.append(text)
                 paths += figs
+    paths += search_trace_figure(ctx)
     if any(stats[1:]):
         paths.append(ctx.artefacts.write_text(ctx.results_dir / "tables" / f"{spec.name}_stats.md", "\n".join(stats)))
     return paths

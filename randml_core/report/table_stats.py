@@ -1,12 +1,12 @@
-"""Statistics over datasets for a committed paper table: ``python -m randml_core.report.table_stats``.
+"""Statistics over datasets for a committed benchmark table: ``python -m randml_core.report.table_stats``.
 
-Reads a table's CSV (the wide form ``<model> mean`` of the EEM / MeMd tables, or the long form
-``dataset, model, ours`` of the SLM tables): the score of each (dataset, model) is the mean over
+Reads a table's CSV (the wide form ``<model> mean``, or the long form
+``dataset, model, ours``): the score of each (dataset, model) is the mean over
 outer folds at the setting the table selected. Writes ``tables/<stem>_stats.md`` and the CD diagram
 ``figures/<stem>_cd.png|pdf`` (one artefact set): average ranks, Friedman / Iman-Davenport, Nemenyi CD,
 Wilcoxon-Holm and Bayesian signed-rank per pair, on every dataset with a score and, separately, on the
-real datasets only (substitutes left out). The paper's own argument (e.g. EEM Table 4's win counts) is
-in the paper's report; this is the statistician's reading beside it.
+real datasets only (substitutes left out). A paper's own argument (e.g. its win counts) is
+in its own report; this is the statistician's reading beside it.
 
 ``make stats`` runs it on every paper table with several datasets. It reads committed tables only:
 the per-fold tests (corrected resampled t-test) need the store: ``randml compare``.
@@ -19,18 +19,19 @@ from pathlib import Path
 import pandas as pd
 
 from ..artefacts import ArtefactSet
+from ..plugins import benchmarks
 from ..stats import StatsRefusal, cd_diagram, compare, higher_is_better
 
 ROOT = Path(__file__).resolve().parents[2]
-#: stem -> (metric, what the numbers are); the paper tables with several datasets
-TABLES = {
-    "eem_table4": ("gmean", "EEM Table 4 (UCI part), best mean CV GMean over the grid (the paper's rule)"),
-    "eem_table4_nested": ("gmean", "EEM Table 4 (UCI part), nested CV selection"),
-    "eem_table4_unbalanced": ("gmean", "EEM Table 4 (unbalanced part), best mean CV GMean"),
-    "memd_table2": ("accuracy", "MeMd Table II, accuracy (%)"),
-    "slm_table1": ("accuracy", "SLM Table I, accuracy (%)"),
-    "slm_table3": ("rmse", "SLM Table III, RMSE"),
-}
+
+
+def _tables() -> dict:
+    """stem -> (metric, what the numbers are): the tables with several datasets that the installed
+    benchmarks name (``Benchmark.tables``, :mod:`randml_core.plugins`)."""
+    return {stem: tuple(v) for b in benchmarks() for stem, v in b.tables.items()}
+
+
+TABLES = _tables()
 
 
 def score_matrix_from_csv(path: Path) -> pd.DataFrame:

@@ -1,6 +1,7 @@
 """``python -m randml_core.site build | check`` (``make site`` / ``make site-check``).
 
-build: write results/site/ (index.html, one page per paper, datasets.html).
+build: write results/site/ (index.html, one page per paper, datasets.html); ``--benchmark KEY --results DIR``
+builds the pages of your own benchmark from DIR/tables and DIR/figures instead.
 check: build, then check every link and image, load every page in headless Chromium (no console
 errors, images decode, tables sort) and write results/site/screenshots/<page>.png.
 """
@@ -11,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..plugins import Benchmark
 from ..provenance import REPO_ROOT
 from .build import build_site
 from .check import CHROMIUM, check_browser, check_static
@@ -24,10 +26,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None, help="where the site goes (default RESULTS/site)")
     ap.add_argument("--chromium", default=CHROMIUM, help="the Chromium binary (default %(default)s)")
     ap.add_argument("--no-browser", action="store_true", help="check links and images only")
+    ap.add_argument("--benchmark", action="append", metavar="KEY", default=None,
+                    help="a page for your own benchmark: the artefacts RESULTS/tables/KEY* and RESULTS/figures/KEY* "
+                         "(repeatable; default: the installed benchmarks' pages)")
+    ap.add_argument("--config-dir", action="append", type=Path, default=[], metavar="DIR",
+                    help="your config dir, for the page's experiments (repeatable)")
     args = ap.parse_args(argv)
     out = args.out or args.results / "site"
     t0 = time.time()
-    pages = [p for p in build_site(args.results, out) if p.suffix == ".html"]
+    own = [Benchmark(key=k, short=k, title=k) for k in args.benchmark] if args.benchmark else None
+    pages = [p for p in build_site(args.results, out, benchmarks=own, config_dirs=args.config_dir)
+             if p.suffix == ".html"]
     print(f"site: wrote {len(pages)} pages to {out} in {time.time() - t0:.1f} s; open {out / 'index.html'}")
     if args.command == "build":
         return 0

@@ -30,11 +30,14 @@ esc = html.escape
 
 
 class Site:
-    def __init__(self, results: Path, out: Path, repo: Path = REPO_ROOT):
+    def __init__(self, results: Path, out: Path, repo: Path = REPO_ROOT, benchmarks=None, config_dirs=()):
         self.results, self.out, self.repo = Path(results).resolve(), Path(out).resolve(), Path(repo).resolve()
         self.catalogue = (self.repo / "datasets" / "README.md")
-        self.arts = {p.key: artefacts(p, self.results) for p in PAPERS}
-        self.experiments = experiments(self.repo / "conf")
+        #: the benchmarks with a page: the given ones (a user's), else the installed ones that describe themselves
+        self.own = benchmarks is not None
+        self.papers = list(benchmarks) if self.own else PAPERS
+        self.arts = {p.key: artefacts(p, self.results) for p in self.papers}
+        self.experiments = [e for d in [self.repo / "conf", *map(Path, config_dirs)] for e in experiments(d)]
         self.leaderboard = leaderboard_artefacts(self.results)
         self.heatmaps: dict[str, bytes] = {}  # file name in HEATMAPS -> PNG, filled while the pages are made
 
@@ -67,7 +70,7 @@ class Site:
                 "datasets where every model has one. Drawn by the site build.</figcaption></figure></div>")
 
     def page(self, name: str, title: str, body: str) -> str:
-        nav = [("index.html", "Overview"), *[(f"{p.key}.html", p.short) for p in PAPERS],
+        nav = [("index.html", "Overview"), *[(f"{p.key}.html", p.short) for p in self.papers],
                *([("leaderboard.html", "Leaderboard")] if self.leaderboard else []), ("datasets.html", "Datasets")]
         current = ' aria-current="page"'
         links = "".join(f'<a href="{h}"{current if h == name else ""}>{esc(t)}</a>' for h, t in nav)
@@ -126,8 +129,8 @@ relative links: no server, no network. Click a table header to sort.</div></foot
             body = self.csv_table(path) if path.suffix == ".csv" else ""
             parts.append(f'<article class="artefact" id="{esc(path.stem)}"><h3>{esc(path.name)}</h3>'
                          f"{self.files_line(path, 'data')}{body}</article>")
-        published = self.repo / "experiments" / paper.key / "published.csv"
-        if published.exists():
+        published = published_values(paper)
+        if published is not None and published.exists():
             parts.append(f'<article class="artefact" id="published"><h3>Published numbers (the paper)</h3>'
                          f"<p>The values typed in from the paper; the tables above put them beside ours.</p>"
                          f"{self.files_line(published, 'data')}{self.csv_table(published)}</article>")
@@ -193,10 +196,10 @@ relative links: no server, no network. Click a table header to sort.</div></foot
         out = ["<h3>Experiments and how to rerun them</h3>"]
         rows = []
         for e in self.experiments:
-            if e.paper in paper.config_names:
+            if e.paper in paper.config_names or (self.own and e.name == paper.key):
                 target = make_target(e.name)
                 rows.append(f"<tr><td>{esc(e.name)}</td><td>{'<code>make ' + esc(target) + '</code>' if target else '-'}"
-                            f"</td><td><code>randml run experiment={esc(e.name)}</code></td>"
+                            f"</td><td><code>randml run{esc(self.config_dir_arg(e))} experiment={esc(e.name)}</code></td>"
                             f'<td><a href="{self.href(e.config)}">{esc(e.config.name)}</a></td>'
                             f"<td><code>{esc(e.report)}</code></td></tr>")
         out.append('<div class="scroll"><table class="sortable"><thead><tr><th>experiment</th><th>make target</th>'
@@ -211,6 +214,16 @@ relative links: no server, no network. Click a table header to sort.</div></foot
                    "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>")
         out.append("<h3>Data sources</h3>" + self.data_sources(paper))
         return "\n".join(out)
+
+    def config_dir_arg(self, e) -> str:
+        """`` --config-dir DIR`` for an experiment from a user's config dir (relative to the working directory)."""
+        d = e.config.resolve().parent.parent
+        if d == (self.repo / "conf").resolve():
+            return ""
+        try:
+            return f" --config-dir {os.path.relpath(d)}"
+        except ValueError:  # another drive
+            return f" --config-dir {d}"
 
     def data_sources(self, paper: Paper) -> str:
         if not self.catalogue.exists():
@@ -260,7 +273,7 @@ relative links: no server, no network. Click a table header to sort.</div></foot
 
     def index_page(self) -> str:
         rows = []
-        for p in PAPERS:
+        for p in self.papers:
             a = self.arts[p.key]
             claims = f'<a href="{p.key}.html#claims">{len(a.claims)} report</a>' if a.claims else "-"
             rows.append(f'<tr><td><a href="{p.key}.html">{esc(p.short)}</a></td><td>{esc(p.title)}</td><td>{claims}</td>'
@@ -276,9 +289,12 @@ relative links: no server, no network. Click a table header to sort.</div></foot
         notebook = self.repo / "notebooks" / "explore_results.ipynb"
         body = [
             "<h1>randml results</h1>",
-            '<p class="lead">The reproductions of five papers: each paper\'s claims (held / not held / not tested, '
-            "with the rule that decided them), its tables with the published numbers beside ours, its figures, "
-            "statistics, benchmarks and provenance. These are static pages: open them from disk, no server needed.</p>",
+            ('<p class="lead">Your benchmark: its tables, figures, statistics and provenance, one page each. '
+             if self.own else
+             '<p class="lead">The reproductions of five papers: each paper\'s claims (held / not held / not tested, '
+             "with the rule that decided them), its tables with the published numbers beside ours, its figures, "
+             "statistics, benchmarks and provenance. ")
+            + "These are static pages: open them from disk, no server needed.</p>",
             '<h2 id="papers">Papers</h2><div class="scroll"><table class="sortable"><thead><tr><th>paper</th><th>title</th>'
             "<th>claims</th><th>tables</th><th>figures</th><th>statistics</th><th>benchmarks</th></tr></thead><tbody>"
             + "".join(rows) + "</tbody></table></div>",
@@ -305,7 +321,7 @@ relative links: no server, no network. Click a table header to sort.</div></foot
 
     def pages(self) -> dict[str, str]:
         out = {"index.html": self.index_page(), "datasets.html": self.datasets_page()}
-        out.update({f"{p.key}.html": self.paper_page(p) for p in PAPERS})
+        out.update({f"{p.key}.html": self.paper_page(p) for p in self.papers})
         if self.leaderboard:
             out["leaderboard.html"] = self.leaderboard_page()
         return out
@@ -324,11 +340,26 @@ def leaderboard_artefacts(results: Path) -> Artefacts | None:
     return a
 
 
+def published_values(bench: Paper) -> Path | None:
+    """The benchmark's ``published.csv`` (beside its package's ``__init__``), found without importing it."""
+    if not bench.package:
+        return None
+    import importlib.util
+    try:
+        spec = importlib.util.find_spec(bench.package)
+    except ImportError:
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(list(spec.submodule_search_locations)[0]) / "published.csv"
+
+
 def build_site(results: str | os.PathLike = REPO_ROOT / "results", out: str | os.PathLike | None = None,
-               repo: str | os.PathLike = REPO_ROOT) -> list[Path]:
-    """Write the site into ``out`` (default ``<results>/site``); returns the pages written."""
+               repo: str | os.PathLike = REPO_ROOT, benchmarks=None, config_dirs=()) -> list[Path]:
+    """Write the site into ``out`` (default ``<results>/site``); returns the pages written. ``benchmarks``:
+    the pages to make (default: the installed benchmarks'); ``config_dirs``: where their experiments are."""
     out = Path(out) if out is not None else Path(results) / "site"
-    site = Site(Path(results), out, Path(repo))
+    site = Site(Path(results), out, Path(repo), benchmarks, config_dirs)
     pages = site.pages()
     written = [write_text(out / "assets" / "site.css", assets.SITE_CSS),
                write_text(out / "assets" / "sort.js", assets.SORT_JS)]

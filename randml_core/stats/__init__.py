@@ -15,13 +15,15 @@ shadows this repository's tests; see pairwise.py). Written by hand, each a few l
 has in this form: Friedman chi2_F / Iman-Davenport F_F from average ranks (scipy adds a tie correction and
 has no F_F), the Nemenyi CD formula, Holm's step-down adjustment, the exact signed-rank p-value with ties,
 the Bayesian signed-rank Monte Carlo (gave baycomp's probabilities exactly, same seed, in a one-off check), the
-corrected resampled t-test, and the CD diagram.
+corrected resampled t-test, and the CD diagram. :mod:`.power`: the sign test, the signed-rank direction and
+each test's minimal detectable effect (noncentral t from scipy; closed forms for TOST and the sign test).
 """
 from .cd_diagram import cd_diagram, nemenyi_groups
 from .compare import Comparison, CriticalDifference, compare
 from .direction import HIGHER_IS_BETTER, higher_is_better
 from .pairwise import (bayes_signed_rank, bayes_signed_rank_posterior, holm, signed_rank_exact_p,
                        wilcoxon_signed_rank)
+from .power import mde_sign, mde_t, mde_wilcoxon, sign_test, signed_rank, tost_min_margin
 from .ranks import TestResult, friedman, nemenyi_cd, nemenyi_q, rank_matrix
 from .refusal import StatsRefusal, min_friedman_datasets, min_nemenyi_datasets, min_wilcoxon_pairs
 from .ttest import corrected_resampled_t, corrected_ttest
@@ -29,6 +31,6 @@ from .ttest import corrected_resampled_t, corrected_ttest
 __all__ = ["HIGHER_IS_BETTER", "Comparison", "CriticalDifference", "StatsRefusal", "TestResult",
            "bayes_signed_rank", "bayes_signed_rank_posterior", "cd_diagram", "compare", "corrected_resampled_t",
            "corrected_ttest", "friedman",
-           "higher_is_better", "holm", "min_friedman_datasets", "min_nemenyi_datasets", "min_wilcoxon_pairs",
-           "nemenyi_cd", "nemenyi_groups", "nemenyi_q", "rank_matrix", "signed_rank_exact_p",
-           "wilcoxon_signed_rank"]
+           "higher_is_better", "holm", "mde_sign", "mde_t", "mde_wilcoxon", "min_friedman_datasets",
+           "min_nemenyi_datasets", "min_wilcoxon_pairs", "nemenyi_cd", "nemenyi_groups", "nemenyi_q", "rank_matrix",
+           "sign_test", "signed_rank", "signed_rank_exact_p", "tost_min_margin", "wilcoxon_signed_rank"]

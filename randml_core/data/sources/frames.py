@@ -2,7 +2,7 @@
 
 A *prepare* step is ``(features: DataFrame, labels: Series) -> (features, labels)``, applied
 before :func:`frame_to_arrays`, so that one clean-up serves every copy of a dataset (KEEL and
-OpenML). Steps that serve one paper's table live beside that table (``sets_*.py``).
+OpenML). Steps that serve one benchmark's table live beside that table (its ``datasets.py``).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ def frame_to_arrays(features, labels, name: str = "<dataset>"):
     Numeric and boolean columns become float64. Categorical columns are ordinal-encoded by
     their declared category order (codes 0..k-1), string/object columns by sorted unique
     value; missing entries stay NaN (validation then reports them). This is deliberately
-    simple (no one-hot): the EEM sets are min-max scaled afterwards and ordinal codes keep
-    d equal to the published attribute count. ``categories`` maps column name to its
+    simple (no one-hot): the shipped tables' sets are min-max scaled afterwards and ordinal codes
+    keep d equal to the published attribute count. ``categories`` maps column name to its
     category list so that the encoding can be traced.
     Labels: numeric labels are kept as numbers, anything else becomes stripped strings.
     Missing labels raise :class:`~.base.MalformedDataError`.

@@ -52,7 +52,9 @@ def register_generator(fn):
 
 def registered_generator(generator: str, config_dirs=()):
     """The function a card's ``generator`` names, if Python code registered it; the module is imported only
-    when it is a plug-in module (:func:`randml_core.trust.is_plugin_module`). Raises LookupError, saying why."""
+    when it is a plug-in module (:func:`randml_core.trust.is_plugin_module`). Raises LookupError, saying why.
+    Its caller (``cards.register_cards``) has loaded the installed benchmarks' ``datasets`` members, whose
+    generators are registered by then."""
     from ...trust import is_plugin_module
     module, _, _func = generator.partition(":")
     if generator not in GENERATORS:

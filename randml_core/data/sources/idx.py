@@ -59,10 +59,14 @@ class IDXSource(Source):
     kind = "offline-debian"
     system = True
 
-    def __init__(self, directory=None, files=FASHION_FILES, package: str = "dataset-fashion-mnist"):
+    def __init__(self, directory=None, files=FASHION_FILES, package: str = "dataset-fashion-mnist",
+                 install_hint: str = ""):
         self.directory = directory
         self.files = tuple(files)
         self.package = package
+        #: how the benchmark that declares this source installs the package (e.g. its make target), for the
+        #: message of a missing copy; empty: only the apt-get command
+        self.install_hint = install_hint
 
     def path(self) -> Path:
         d = self.directory or os.environ.get("RANDML_FASHION_MNIST_DIR") or FASHION_DEBIAN_DIR
@@ -82,9 +86,10 @@ class IDXSource(Source):
 
     def load_detailed(self, name: str = "<dataset>") -> LoadResult:
         if not self.available():
+            hint = f" ({self.install_hint})" if self.install_hint else ""
             raise SourceUnavailableError(
                 f"dataset {name!r}: the IDX files {', '.join(self.files)} are not in {self.path()}; fix: "
-                f"`apt-get install {self.package}` (make elmboost-data) or use the OpenML copy (make data)")
+                f"`apt-get install {self.package}`{hint} or use the OpenML copy (make data)")
         d = self.path()
         Xtr, ytr = read_idx_pair(d / self.files[0], d / self.files[1])
         Xte, yte = read_idx_pair(d / self.files[2], d / self.files[3])

@@ -27,6 +27,12 @@ class SklearnSource(Source):
         return importlib.util.find_spec("sklearn") is not None
 
     def load_detailed(self, name: str = "<dataset>") -> LoadResult:
+        from ... import datamemo  # keyed by the bundled files' content: a cached command imports no sklearn
+        key = datamemo.bundled_key(self.loader, __file__)
+        hit = datamemo.get(key)
+        if hit is not None:
+            X, y, texts = hit
+            return LoadResult(X, y, self.kind, self.describe(), label_note=texts["label_note"])
         import sklearn.datasets
 
         bunch = getattr(sklearn.datasets, self.loader)()
@@ -35,5 +41,7 @@ class SklearnSource(Source):
             note = "sklearn target_names: " + ", ".join(
                 f"{i}={t}" for i, t in enumerate(np.asarray(bunch.target_names).tolist())
             )
-        return LoadResult(np.asarray(bunch.data), np.asarray(bunch.target), self.kind, self.describe(), label_note=note)
+        X, y = np.asarray(bunch.data), np.asarray(bunch.target)
+        datamemo.put(key, X, y, {"label_note": note})
+        return LoadResult(X, y, self.kind, self.describe(), label_note=note)
 

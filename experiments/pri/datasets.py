@@ -1,12 +1,12 @@
 """The PRI-SMO paper's synthetic data (Sanchez Giraldo, ``../shared/papers/pri_smo.txt``, Section 6.1):
-:func:`make_pri_mixture`. Moved here from ``randml_core/models/pri.py``, which re-exports it; the code and
-hence the data are unchanged.
+:func:`make_pri_mixture` (the benchmark's ``datasets`` member). It registers no dataset: each sweep cell
+draws the mixture from its own seed (``families.py``). Moved here from the engine (earlier from
+``randml_core/models/pri.py``); the code and hence the data are unchanged.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils import check_random_state
 
 __all__ = ["make_pri_mixture"]
 
@@ -18,6 +18,8 @@ def make_pri_mixture(n=1000, random_state=None):
     0.5.  Component labels are drawn i.i.d. from the weights (a true mixture sample, so the
     counts are multinomial).  Returns ``(X, y)`` with X of shape (n, 2), y the component.
     """
+    from sklearn.utils import check_random_state  # here: loading the datasets members imports no scikit-learn
+
     rng = check_random_state(random_state)
     n = int(n)
     centres = np.array([[0.0, 0.0], [3.0, 3.0], [-6.0, 4.0]])

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .sources.generated import register_generator
+from randml_core.data.sources.generated import register_generator
 
 __all__ = ["circle_and_ring", "new_moons", "two_new_moons", "four_new_moons"]
 

@@ -1,8 +1,9 @@
 """Offline stand-in data of the MeMd paper (Dukkipati et al., ``../shared/papers/memd_generative_maxent.txt``):
 :func:`make_gene_like` (dense p >> n "microarray" data, stand-in for Table II's gene-expression sets) and
 :func:`make_text_like` (sparse row-normalised term frequencies, Sec. VI-C weights, stand-in for Table III's
-20 Newsgroups problems). Pure functions of their arguments and seed (moved here from
-``randml_core/models/memd.py``, which re-exports them; the code and hence the data are unchanged).
+20 Newsgroups problems). Pure functions of their arguments and seed (moved from the engine's data layer,
+earlier from ``randml_core/models/memd.py``; the code and hence the data are unchanged). Registered for
+dataset cards (``source: {kind: generated, generator: "experiments.memd.generators:make_gene_like"}``).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-from .sources.generated import register_generator
+from randml_core.data.sources.generated import register_generator
 
 __all__ = ["make_gene_like", "make_text_like"]
 

@@ -1,6 +1,7 @@
 """Datasets of the ELM ridge boosting paper (issue 7): MNIST, Fashion-MNIST and offline stand-ins.
 
-Each spec is registered at import (``randml_core.data`` imports this module). All four sets have a
+The benchmark's ``datasets`` member: each spec is registered at import (the engine imports this module
+through the plug-in contract, randml_core/plugins.py). All four sets have a
 fixed train/test split (``test_last``, protocol kind ``fixed``); features are raw pixel values
 (0-255, or 0-16 for the 8x8 digits) and labels the integers 0..9, whatever the source, so two
 copies of the same data (Debian IDX files and OpenML) hash identically.
@@ -36,11 +37,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .checks import DataValidationError
-from .registry import DatasetSpec, register_table
-from .sources import OpenMLSource, PackageFileSource, SklearnSource
+from randml_core.data.checks import DataValidationError
+from randml_core.data.registry import DatasetSpec, register_table
+from randml_core.data.sources import OpenMLSource, PackageFileSource, SklearnSource
 # the Debian IDX reader and source live with the other source kinds; importable from here as before
-from .sources.idx import FASHION_DEBIAN_DIR, FASHION_FILES, IDXSource, read_idx, read_idx_pair  # noqa: F401
+from randml_core.data.sources.idx import (FASHION_DEBIAN_DIR, FASHION_FILES, IDXSource, read_idx,  # noqa: F401
+                                          read_idx_pair)
 
 ELM = ("elmboost",)
 MNIST_TRAIN, MNIST_TEST = 60_000, 10_000
@@ -169,7 +171,7 @@ SPECS: list[DatasetSpec] = [
     ),
     DatasetSpec(
         name="fashion-mnist", task="multiclass", papers=ELM,
-        sources=[IDXSource(), OpenMLSource(40996, openml_name="Fashion-MNIST")],
+        sources=[IDXSource(install_hint="make elmboost-data"), OpenMLSource(40996, openml_name="Fashion-MNIST")],
         expected={"n": 70_000, "d": 784, "class_counts": {c: 7000 for c in range(10)}},
         licence="MIT (Zalando Research)", citation=_FASHION_CIT,
         notes="Standard split: 60000 training then 10000 test images (test_last=10000). Classes 0..9 = "

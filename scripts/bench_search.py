@@ -1,0 +1,176 @@
+#!/usr/bin/env python
+"""Benchmark (not a test) of issue 32: search beyond grids on EEM Table 4, nested, per model family.
+
+For each family (welm, eem, eekm, lssvm, svm) it runs ``randml run experiment=eem_table4 model=FAMILY`` into a
+fresh store per configuration: the full grid, and random search and successive halving (eta 2, over the 2
+inner folds) sized to 1/4 and 1/10 of the grid's cells (:func:`randml_core.search.cells_per_scope`; searches
+draw from the grid, so their cells are a subset of the grid's). Per dataset and model column it compares the
+outer-fold GMean of the nested selection (grid: the nested rule; search: the search's rule inside the inner
+folds) and the CPU seconds: the summed ``task_seconds`` of the run's tasks (one BLAS thread each) and the CPU
+of the whole process tree (start-up and the searches' re-planning included). Writes
+``results/tables/bench_search.md``. Resumable: a configuration whose run record exists is not run again.
+
+    .venv/bin/python scripts/bench_search.py [--families svm lssvm] [--datasets heart sonar] [--report-only]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent       # where the results go
+sys.path.insert(0, str(Path(__file__).absolute().parent.parent))  # the tree this copy of the script is in
+OUT = REPO / "results" / "tables" / "bench_search.md"
+WORK = REPO / "results" / "scratch" / "bench_search"
+FAMILIES = ["welm", "eem", "eekm", "lssvm", "svm"]
+FRACTIONS = {"1/4": 0.25, "1/10": 0.10}
+INNER = 2  # eem_table4's inner folds
+
+
+def grid_size(family: str) -> int:
+    import yaml
+    grid = yaml.safe_load((REPO / "conf" / "model" / f"{family}.yaml").read_text())["grid"]
+    return math.prod(len(v) for v in grid.values())
+
+
+def sized(kind: str, g: int, fraction: float) -> dict:
+    """The search block whose cells per outer fold are at most ``fraction`` of the grid's (g settings on
+    2 inner + 1 outer fold); at least 1 setting (random) or 2 (halving)."""
+    from randml_core.search import cells_per_scope
+    full = g * (INNER + 1)
+    space = {"p": {"choice": list(range(g))}}
+    base = {"kind": kind, "space": space, "eta": 2, "min_folds": 1}
+    best = 1 if kind == "random" else 2
+    for n in range(best, g + 1):
+        if cells_per_scope({**base, "n": n}, INNER, True) <= fraction * full:
+            best = n
+    block = {"kind": kind, "n": best}
+    return {**block, "eta": 2} if kind == "halving" else block
+
+
+def configs(families) -> list[tuple[str, str, list[str]]]:
+    out = []
+    for fam in families:
+        out.append(("grid", fam, []))
+        g = grid_size(fam)
+        for kind in ("random", "halving"):
+            blocks = []
+            for label, frac in FRACTIONS.items():
+                block = sized(kind, g, frac)
+                if block in blocks:  # a grid too small for a smaller budget: the same run, not repeated
+                    continue
+                blocks.append(block)
+                text = "{" + ",".join(f"{k}:{v}" for k, v in block.items()) + "}"
+                out.append((f"{kind}-{label.replace('/', 'of')}", fam, [f"+models.{fam}.search={text}"]))
+    return out
+
+
+def run_one(name: str, fam: str, overrides: list[str], datasets, code: Path, n_jobs: int) -> dict:
+    record = WORK / name / f"{fam}.json"
+    if record.exists():
+        return {"name": name, "overrides": overrides, **json.loads(record.read_text())}
+    store = WORK / name / fam
+    extra = [f"experiment.datasets=[{','.join(datasets)}]"] if datasets else []
+    cmd = [sys.executable, "-m", "randml_core", "run", "experiment=eem_table4", f"model={fam}", *overrides, *extra,
+           f"store_dir={store}", f"n_jobs={n_jobs}", "progress=true", f"hydra.run.dir={WORK}/logs"]
+    print("$", " ".join(cmd), flush=True)
+    env = dict(os.environ, PYTHONPATH=str(code))
+    r0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.time()
+    proc = subprocess.run(cmd, cwd=code, env=env)
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = {"name": name, "family": fam, "overrides": overrides, "datasets": datasets, "rc": proc.returncode,
+           "wall": time.time() - t0, "process_cpu": r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime}
+    record.parent.mkdir(parents=True, exist_ok=True)
+    record.write_text(json.dumps(out))
+    return out
+
+
+def _frame(name: str, fam: str):
+    from randml_core.store import Store
+    return Store(WORK / name / fam, "eem_table4").read()
+
+
+def task_cpu(frame) -> float:
+    """Summed task_seconds of the run's tasks (a task's rows share its time and write stamp)."""
+    tasks = frame.drop_duplicates(["dataset", "repeat", "fold", "inner_fold", "timestamp"])
+    return float(tasks["task_seconds"].sum())
+
+
+def picks(frame, search: bool):
+    from randml_core.report.comparison import selected
+    from randml_core.search import select
+    return select(frame, "gmean", True) if search else selected(frame, "gmean", "nested")
+
+
+def report(records: list[dict], command: str) -> str:
+    import pandas as pd
+    done = {(r["name"], r["family"]): r for r in records if r["rc"] in (0, 3)}
+    lines = ["# Search beyond grids: EEM Table 4, nested (issue 32)", "",
+             f"Command: `{command}`", "",
+             "Each configuration ran into a fresh store (`results/scratch/bench_search/`), one family at a time, "
+             "n_jobs=2 (the first searches ran with n_jobs=1 beside the SVM grid), on a machine shared with other "
+             "jobs (times are indicative). Selection: the grid by nested "
+             "CV (the table's rule), a search by its own rule inside the inner folds (`randml_core.search.select`); "
+             "score: mean outer-fold GMean of the selected settings (10 outer folds x 1 repeat, 2 inner folds). "
+             "Task CPU = summed `task_seconds` (each task on one BLAS thread); process CPU = the run's whole process "
+             "tree (start-up and the searches' re-planning rounds included). Cells = stored cells of the run.", ""]
+    rows = []
+    for (name, fam), rec in sorted(done.items()):
+        if name == "grid" or ("grid", fam) not in done:
+            continue
+        grid, found = _frame("grid", fam), _frame(name, fam)
+        g = picks(grid, False).set_index(["dataset", "model"])["mean"]
+        s = picks(found, True).set_index(["dataset", "model"])["mean"]
+        diff = (s - g).dropna()
+        per_ds = diff.groupby(level="dataset").min()  # the worst model column of each dataset
+        gcpu, scpu = task_cpu(grid), task_cpu(found)
+        rows.append({"family": fam, "search": name, "block": rec["overrides"][0].split("=", 1)[1],
+                     "cells": f"{len(found)} / {len(grid)} ({len(found) / len(grid):.0%})",
+                     "mean diff": f"{diff.mean():+.4f}", "largest loss": f"{diff.min():+.4f}",
+                     "datasets within 0.01": f"{int((per_ds >= -0.01).sum())} of {len(per_ds)}",
+                     "task CPU s": f"{scpu:.0f} / {gcpu:.0f} ({scpu / gcpu:.0%})",
+                     "process CPU s": f"{rec['process_cpu']:.0f} / {done[('grid', fam)]['process_cpu']:.0f}"})
+    if rows:
+        table = pd.DataFrame(rows)
+        lines += ["| " + " | ".join(table.columns) + " |", "|" + "---|" * len(table.columns)]
+        lines += ["| " + " | ".join(str(v) for v in r) + " |" for r in table.itertuples(index=False)]
+    lines += ["", "Diff = search minus grid GMean per (dataset, model column); a dataset is within 0.01 when its "
+              "worst model column of the family is. Configurations measured: "
+              + ", ".join(sorted({f"{n}/{f}" for n, f in done})) + "."]
+    missing = [f"{r['name']}/{r['family']} (exit {r['rc']})" for r in records if r["rc"] not in (0, 3)]
+    if missing:
+        lines.append("Failed runs: " + ", ".join(missing) + ".")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--families", nargs="*", default=FAMILIES)
+    ap.add_argument("--datasets", nargs="*", default=None, help="a subset of eem_table4's datasets (default: all 9)")
+    ap.add_argument("--code", default=str(REPO), help="the source tree to run (default: this repository)")
+    ap.add_argument("--n-jobs", type=int, default=2)
+    ap.add_argument("--report-only", action="store_true", help="write the table from the runs recorded so far")
+    args = ap.parse_args(argv)
+    records = []
+    for name, fam, overrides in configs(args.families):
+        record = WORK / name / f"{fam}.json"
+        if args.report_only:
+            if record.exists():
+                records.append({"name": name, "overrides": overrides, **json.loads(record.read_text())})
+            continue
+        records.append(run_one(name, fam, overrides, args.datasets, Path(args.code), args.n_jobs))
+    command = "python scripts/bench_search.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    from randml_core.artefacts import atomic_write
+    atomic_write(OUT, report(records, command.strip()))
+    print(OUT.read_text())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

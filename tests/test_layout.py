@@ -1,0 +1,63 @@
+"""The engine's shape (issue "a paper-blind engine"): randml_core names no benchmark outside its estimator
+library (randml_core/models/, which any config may name by _target_), and its module-level imports form no
+cycle."""
+import ast
+import re
+
+from randml_core import plugins
+
+from .conftest import REPO
+
+ENGINE = REPO / "randml_core"
+
+
+def _engine_files():
+    return sorted(p for p in ENGINE.rglob("*.py") if "models" not in p.relative_to(ENGINE).parts)
+
+
+def test_the_engine_names_no_benchmark():
+    """No module, docstring or message of the engine names a discovered benchmark (its key or short name)."""
+    names = {b.key for b in plugins.benchmarks()} | {b.short for b in plugins.benchmarks() if " " not in b.short}
+    assert {"eem", "slm", "memd", "pri", "elmboost"} <= names
+    word = re.compile(r"(?<![A-Za-z])(" + "|".join(map(re.escape, sorted(names))) + r")(?![A-Za-z])", re.I)
+    found = [f"{p.relative_to(REPO)}:{i}: {line.strip()}" for p in _engine_files()
+             for i, line in enumerate(p.read_text().splitlines(), 1) if word.search(line)]
+    assert found == []
+
+
+def _module_name(path):
+    parts = list(path.with_suffix("").relative_to(REPO).parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path, name, modules):
+    """The engine modules that ``path`` imports, at module level or in a function (``from . import x``: the submodule)."""
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if a.name in modules}
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+            target = ".".join(base + ([node.module] if node.module else [])) if node.level else node.module
+            subs = {f"{target}.{a.name}" for a in node.names} & modules
+            out |= subs or ({target} & modules)
+    return out - {name}
+
+
+def test_the_engine_has_no_import_cycle():
+    files = {_module_name(p): p for p in ENGINE.rglob("*.py")}
+    graph = {name: _imports(p, name, set(files)) for name, p in files.items()}
+    state: dict = {}
+
+    def visit(v, path):
+        state[v] = "open"
+        for w in sorted(graph[v]):
+            assert state.get(w) != "open", f"import cycle: {' -> '.join([*path, v, w])}"
+            if w not in state:
+                visit(w, [*path, v])
+        state[v] = "done"
+    for v in sorted(graph):
+        if v not in state:
+            visit(v, [])
+    assert len(graph) > 50 and sum(map(len, graph.values())) > 100  # the walk saw the real graph

@@ -1,0 +1,245 @@
+"""Search beyond grids (issue 32, randml_core/search.py): random, halving and optuna searches as ordinary cells."""
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from randml_core.config import ConfigError, _model_variants
+from randml_core.protocol import derive_seed
+from randml_core.results import compose_spec, load, trace
+from randml_core.runner import VOLATILE_COLUMNS, _run_round, make_plan, run
+from randml_core.search import draw, halving_levels, select
+from randml_core.store import Store
+
+REPO = Path(__file__).resolve().parent.parent
+LR = {"_target_": "sklearn.linear_model.LogisticRegression"}
+BASE = ["profile=quick", "dataset=heart", "model=svm", "protocol.n_splits=3"]  # 3 outer x 2 inner folds
+SEARCHES = {"random": "+models.svm.search={kind:random,n:3}",
+            "halving": "+models.svm.search={kind:halving,eta:2}",
+            "optuna": "+models.svm.search={kind:optuna,n:3}"}
+
+
+def _spec(kind, *more):
+    return compose_spec("eem_table4", [*BASE, *([SEARCHES[kind]] if kind else []), *more])
+
+
+def _stored(spec, root) -> pd.DataFrame:
+    frame = Store(root, spec.store).read()  # rows in the store's fixed order; columns sorted (parts differ in order)
+    frame = frame.drop(columns=[c for c in VOLATILE_COLUMNS if c in frame.columns])
+    return frame[sorted(frame.columns)]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Each kind run on the shipped heart set (SVM quick grid 2 x 2, nested 3 x 2 folds) into two stores."""
+    pytest.importorskip("optuna")
+    out = {}
+    for kind in SEARCHES:
+        for copy in ("a", "b"):
+            root = tmp_path_factory.mktemp(f"{kind}_{copy}")
+            summary = run(_spec(kind), str(root), n_jobs=1, progress=False)
+            out[kind, copy] = (root, summary)
+    return out
+
+
+def _check(m, match):
+    with pytest.raises(ConfigError, match=match):
+        _model_variants("lr", {"estimator": dict(LR), **m}, "paper", None)
+
+
+def test_bad_search_blocks_are_config_errors_naming_the_key_and_the_fix():
+    _check({"search": {"kind": "bayes"}}, r"models\.lr\.search\.kind='bayes' is unknown.*random")
+    _check({"search": {"kind": "random", "n": 3, "space": {"C": {"normal": [0, 1]}}}},
+           r"search\.space\.C\.normal is not a distribution.*loguniform")
+    _check({"search": {"kind": "random", "n": 3, "space": {"C": {"loguniform": [0.0, 1.0]}}}},
+           r"search\.space\.C\.loguniform=.*0 < low < high")
+    _check({"search": {"kind": "random", "n": 0, "space": {"C": {"uniform": [0.1, 1.0]}}}}, r"search\.n=0 is invalid")
+    _check({"grid": {"C": [0.1, 1.0]}, "search": {"kind": "random", "n": 2, "space": {"C": {"uniform": [0.1, 1.0]}}}},
+           r"grid\.C and models\.lr\.search\.space\.C both set C: keep one")
+    _check({"search": {"kind": "random", "space": {"C": {"uniform": [0.1, 1.0]}}}}, r"search\.n is missing")
+    _check({"search": {"kind": "random", "n": 2, "space": {"Cx": {"uniform": [0.1, 1.0]}}}},
+           r"search\.space\.Cx is not a parameter.*did you mean 'C'")
+    _check({"grid": {"C": [0.1, 1.0, 10.0]}, "budget": {"settings": 2}}, r"grid has 3 settings, more than budget")
+    _check({"search": {"kind": "random", "n": 2, "space": {"C": {"uniform": [0.1, 1.0]}}}, "budget": {"cpu_seconds": 9}},
+           r"budget\.cpu_seconds needs a sequential search")
+    _check({"search": {"kind": "halving", "eta": 1}, "grid": {"C": [0.1, 1.0]}}, r"search\.eta=1 is invalid")
+    _check({"search": {"kind": "random", "n": 5, "space": {"C": {"uniform": [0.1, 1.0]}}}, "budget": {"settings": 4}},
+           r"search\.n=5 exceeds models\.lr\.budget\.settings=4")
+    _check({"search": {"kind": "halving", "etaa": 5}}, r"search\.etaa is not a search key.*did you mean 'eta'")
+    _check({"search": {"kind": "random", "n": 2, "space": {"C": {"uniform": [-2.0, 1.0]}}}},
+           r"C")  # the estimator's own constraint (C > 0) judges the range's ends
+
+
+def test_random_draws_equal_numpy_from_the_documented_seed_rule():
+    space = {"C": {"loguniform": [0.01, 100.0]}, "l1_ratio": {"uniform": [0.0, 1.0]}, "max_iter": {"int": [50, 60]},
+             "solver": {"choice": ["saga", "lbfgs"]}}
+    got = draw({"kind": "random", "n": 5, "space": space}, "LR", seed=7)
+    rng = np.random.default_rng(derive_seed(7, "search", "LR"))
+    want = []
+    for _ in range(5):  # parameters in sorted name order
+        c = float(np.exp(rng.uniform(np.log(0.01), np.log(100.0))))
+        l1 = float(rng.uniform(0.0, 1.0))
+        it = int(rng.integers(50, 61))
+        solver = ["saga", "lbfgs"][int(rng.integers(2))]
+        want.append({"C": c, "l1_ratio": l1, "max_iter": it, "solver": solver})
+    assert got == want
+    # a grid (every axis a choice): distinct indices into the product in sorted-key order, without replacement
+    grid = {"a": {"choice": [1, 2, 3]}, "b": {"choice": ["x", "y"]}}
+    got = draw({"kind": "random", "n": 4, "space": grid}, "M", seed=0)
+    idx = np.random.default_rng(derive_seed(0, "search", "M")).choice(6, size=4, replace=False)
+    product = [{"a": a, "b": b} for a in [1, 2, 3] for b in ["x", "y"]]
+    assert got == [product[i] for i in idx]
+    assert draw({"kind": "random", "n": 99, "space": grid}, "M", seed=0).__len__() == 6  # n capped at the grid
+
+
+def test_halving_levels_follow_scikit_learns_resource_schedule():
+    assert halving_levels(2, 2, 1) == [1, 2]
+    assert halving_levels(10, 3, 1) == [1, 3, 9, 10]
+    assert halving_levels(10, 2, 3) == [3, 6, 10]
+
+
+def test_search_cells_have_the_grid_keys_and_are_a_subset_of_the_full_grid():
+    grid = make_plan(_spec(None), splits=False)
+    keys = {c.key for _, c in grid.cells()}
+    for kind in ("random", "halving"):
+        plan = make_plan(_spec(kind), splits=False)  # no store: the first round
+        found = {c.key: c.params_json for _, c in plan.cells()}
+        assert found and set(found) <= keys
+    # a random search over the whole grid draws every setting: on the inner folds its cells ARE the grid's
+    plan = make_plan(_spec("random", "models.svm.search.n=4"), splits=False)
+    inner = {c.key for t, c in grid.cells() if t.split.inner >= 0}
+    assert {c.key for _, c in plan.cells()} == inner
+
+
+def test_three_kinds_run_from_config_resume_and_give_bit_identical_frames(runs):
+    for kind in SEARCHES:
+        (root_a, first), (root_b, _) = runs[kind, "a"], runs[kind, "b"]
+        spec = _spec(kind)
+        planned = {c.key for _, c in make_plan(spec, splits=False, store_root=str(root_a)).cells()}
+        stored = _stored(spec, root_a)
+        assert first.computed == len(planned) == len(stored) and set(stored["key"]) == planned
+        assert (stored["status"] == "ok").all()
+        again = run(spec, str(root_a), n_jobs=1, progress=False)
+        assert (again.computed, again.cached) == (0, len(planned))
+        pd.testing.assert_frame_equal(stored, _stored(spec, root_b))
+        # nested: one outer cell per outer fold, at the search's pick over that fold's inner folds
+        outer = stored[stored["inner_fold"] < 0]
+        assert len(outer) == 3 and sorted(outer["fold"]) == [0, 1, 2]
+
+
+def test_halving_survivors_are_the_hand_computed_top_half_of_the_stored_rung_scores(runs):
+    rows = _stored(_spec("halving"), runs["halving", "a"][0])
+    inner = rows[rows["inner_fold"] >= 0]
+    for fold, g in inner.groupby("fold"):
+        rung0 = g[g["inner_fold"] == 0].sort_values("params_json")
+        assert len(rung0) == 4  # the 2 x 2 quick grid, every setting on the first inner fold
+        ranked = sorted(zip(rung0["gmean"], rung0["params_json"]), key=lambda t: (-t[0], t[1]))
+        survivors = {pj for _, pj in ranked[:2]}  # ceil(4 / eta=2)
+        assert set(g.loc[g["inner_fold"] == 1, "params_json"]) == survivors
+        means = g[g["params_json"].isin(survivors)].groupby("params_json")["gmean"].mean()
+        pick = sorted(means.items(), key=lambda t: (-t[1], t[0]))[0][0]
+        assert rows[(rows["inner_fold"] < 0) & (rows["fold"] == fold)]["params_json"].tolist() == [pick]
+
+
+def test_selection_and_trace_of_a_halving_run(runs):
+    root = runs["halving", "a"][0]
+    frame = load("eem_table4", store_dir=root, overrides=[*BASE, SEARCHES["halving"]], include_inner=True)
+    assert frame.attrs["complete"] is True
+    pick = select(frame, "gmean", nested=True)
+    outer = frame[frame["inner_fold"] < 0]
+    assert pick["mean"].item() == pytest.approx(outer["gmean"].mean())
+    tr = trace("eem_table4", store_dir=root, overrides=[*BASE, SEARCHES["halving"]])
+    assert set(tr["rung"]) == {0, 1} and len(tr) == 3 * (4 + 2)
+    assert tr.groupby("fold")["cells_so_far"].max().tolist() == [6, 6, 6]  # 4 on fold 0, 2 more on fold 1
+    first = tr[tr["fold"] == 0]
+    assert first["best_so_far"].tolist() == list(np.maximum.accumulate(first["score"].to_numpy()))
+
+
+def test_a_run_interrupted_between_rungs_resumes_computing_only_the_rest(tmp_path, runs):
+    spec = _spec("halving")
+    one = _run_round(spec, str(tmp_path), n_jobs=1, progress=False)  # rung 0 only, then "killed"
+    assert one.computed == 3 * 4  # 4 settings on the first inner fold of each outer fold
+    rest = run(spec, str(tmp_path), n_jobs=1, progress=False)
+    assert (rest.computed, rest.cached) == (3 * (2 + 1), 12)  # rung 1 (2 settings) and the outer cell
+    pd.testing.assert_frame_equal(_stored(spec, tmp_path), _stored(spec, runs["halving", "a"][0]))
+
+
+def test_optuna_trials_replay_to_the_same_settings(runs):
+    over = [*BASE, SEARCHES["optuna"]]
+    a = trace("eem_table4", store_dir=runs["optuna", "a"][0], overrides=over)
+    b = trace("eem_table4", store_dir=runs["optuna", "b"][0], overrides=over)
+    assert len(a) == 3 * 3 and a["params_json"].tolist() == b["params_json"].tolist()
+
+
+USER_EXPERIMENT = """\
+# @package _global_
+defaults:
+  - override /protocol: cv10
+protocol: {n_splits: 3, inner_splits: 2}
+models:
+  lr_random:
+    estimator: {_target_: sklearn.linear_model.LogisticRegression, max_iter: 500}
+    variants: {LR-random: {}}
+    search: {kind: random, n: 3, space: {C: {loguniform: [0.001, 100.0]}}}
+  lr_halving:
+    estimator: {_target_: sklearn.linear_model.LogisticRegression, max_iter: 501}
+    variants: {LR-halving: {}}
+    grid: {C: [0.001, 0.1, 10.0, 1000.0]}
+    search: {kind: halving, eta: 2}
+  lr_optuna:
+    estimator: {_target_: sklearn.linear_model.LogisticRegression, max_iter: 502}
+    variants: {LR-optuna: {}}
+    search: {kind: optuna, n: 3, space: {C: {loguniform: [0.001, 100.0]}}}
+    budget: {settings: 3}
+experiment:
+  name: mysearch
+  datasets: [heart]
+"""
+
+
+def test_a_users_config_only_experiment_runs_every_kind_from_the_cli(tmp_path):
+    pytest.importorskip("optuna")
+    conf = tmp_path / "conf"
+    (conf / "experiment").mkdir(parents=True)
+    (conf / "experiment" / "mysearch.yaml").write_text(USER_EXPERIMENT)
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    common = ["--config-dir", str(conf), "experiment=mysearch", f"store_dir={tmp_path / 'store'}",
+              f"results_dir={tmp_path / 'results'}", "n_jobs=1", "progress=false"]
+
+    def randml(cmd):
+        return subprocess.run([sys.executable, "-m", "randml_core", cmd, *common, f"hydra.run.dir={tmp_path}/logs"],
+                              cwd=tmp_path, env=env, capture_output=True, text=True)
+    done = randml("run")
+    assert done.returncode == 0, done.stderr[-2000:]
+    # per outer fold (3): random 3 x 2 inner + 1 outer, halving 4 + 2 + 1, optuna 3 x 2 + 1
+    assert "computed 63 cells" in done.stderr
+    assert "computed 0 cells" in randml("run").stderr
+    plan = randml("plan").stdout
+    assert "LR-optuna (sklearn.linear_model.LogisticRegression): optuna search, n=3" in plan
+    assert "budget settings=3" in plan and "predicted" in plan
+    report = randml("report")
+    assert report.returncode == 0, report.stderr[-2000:]
+    table = next((tmp_path / "results").rglob("mysearch_nested.md")).read_text()
+    assert "Search: LR-halving: halving search, n=4 of 4 grid settings" in table
+    assert "missing" not in table
+    assert next((tmp_path / "results").rglob("mysearch_search.png")).stat().st_size > 0  # best so far vs budget
+    frame = load("mysearch", store_dir=tmp_path / "store", config_dir=conf, include_inner=True)
+    assert len(frame) == 63 and frame.attrs["complete"] is True
+    tr = trace("mysearch", store_dir=tmp_path / "store", config_dir=conf)
+    assert set(tr["model"]) == {"LR-random", "LR-halving", "LR-optuna"}
+    assert not math.isnan(tr["best_so_far"].max())
+
+
+def test_shard_is_refused_with_an_adaptive_search_before_any_work(tmp_path):
+    """A shard would plan the next rung from the scores it has, not from all of them: refused, nothing stored."""
+    from randml_core.config import ConfigError
+    from randml_core.runner import run
+    for kind in ("halving", "optuna"):
+        with pytest.raises(ConfigError, match="shard=0/2 with an adaptive search"):
+            run(_spec(kind), str(tmp_path / "store"), shard="0/2", progress=False)
+    assert not (tmp_path / "store").exists()
