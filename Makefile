@@ -56,7 +56,7 @@ table1: $(STAMP)
 	$(call experiment,eem_table1)
 
 table3: $(STAMP)
-	$(PY) -m experiments.eem.table3
+	$(PY) -m randml_papers.eem.table3
 
 # The 14 unbalanced sets (offline copies and substitutes; originals after `make data`). About 2.7 h on
 # 2 cores offline (README lists each set). Its report also writes Table 5 (times at the selected settings).
@@ -72,7 +72,7 @@ fig3: $(STAMP)
 	$(call experiment,eem_fig3)
 
 eem: table3 table4 table6 table1 fig3 table4-unbalanced
-	$(PY) -m experiments.eem.summary
+	$(PY) -m randml_papers.eem.summary
 
 # PRI-SMO Figures 1-2 and report (hours: N up to 50 000 x 15 settings x 5 repeats); pri-quick: < 1 min.
 pri: $(STAMP)

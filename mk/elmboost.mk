@@ -49,7 +49,7 @@ elmboost-mnist: $(STAMP)
 
 # The claims (elmboost_claims.md/.json) from the committed levels csv alone: seconds, no store needed.
 elmboost-claims: $(STAMP)
-	$(PY) -m experiments.elmboost.report --from-levels results/tables/elmboost_levels.csv
+	$(PY) -m randml_papers.elmboost.report --from-levels results/tables/elmboost_levels.csv
 
 # Figures 1-2, levels csv and claims from the store's seeds pooled onto the committed levels csv (seeds added to a
 # snapshot whose store is gone, e.g. Fashion-MNIST's third seed:
@@ -58,13 +58,13 @@ elmboost-claims: $(STAMP)
 # writes, then `make elmboost-claims` for the committed claims: those a clone regenerates without the store
 # (tests/test_elmboost_experiment.py::test_committed_claims_are_what_make_elmboost_claims_writes).
 elmboost-pooled: $(STAMP)
-	$(PY) -m experiments.elmboost.report --from-levels results/tables/elmboost_levels.csv --pool-store results/store $(ARGS)
+	$(PY) -m randml_papers.elmboost.report --from-levels results/tables/elmboost_levels.csv --pool-store results/store $(ARGS)
 
 # Sensitivity to the readings the paper leaves open (mnist-5k, tanh, levels 0..7, T = 50, one seed, one
 # BLAS thread): ~15 min; then the claims again so that elmboost_claims.md includes the new table.
 elmboost-sensitivity: $(STAMP)
-	nice -n 10 $(PY) -m experiments.elmboost.sensitivity $(ARGS)
-	$(PY) -m experiments.elmboost.report --from-levels results/tables/elmboost_levels.csv
+	nice -n 10 $(PY) -m randml_papers.elmboost.sensitivity $(ARGS)
+	$(PY) -m randml_papers.elmboost.report --from-levels results/tables/elmboost_levels.csv
 
 # Smoke run on the 8x8 digits (seconds); artefacts in results/scratch/elmboost_quick/ (snapshot: false).
 elmboost-quick: $(STAMP)

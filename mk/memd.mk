@@ -15,7 +15,7 @@ memd-table3: $(STAMP)
 	$(call experiment,memd_table3)
 
 memd: memd-table2 memd-table3
-	$(PY) -m experiments.memd.summary
+	$(PY) -m randml_papers.memd.summary
 
 bench-memd: $(STAMP)
 	$(PY) scripts/bench_memd.py $(ARGS)

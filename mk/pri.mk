@@ -7,4 +7,4 @@
 # N <= 10 000 (2 repeats, 1 at N = 10 000; the sweep's seeds), one BLAS thread: 270 fits, ~5-6 min under nice.
 # Writes results/tables/pri_sensitivity.{md,csv,json}; the section in pri_report.md appears at the next `make pri`.
 pri-sensitivity: $(STAMP)
-	nice -n 10 $(PY) -m experiments.pri.sensitivity $(ARGS)
+	nice -n 10 $(PY) -m randml_papers.pri.sensitivity $(ARGS)

@@ -20,7 +20,7 @@ slm-table3: $(STAMP)
 	$(call experiment,slm_table3)
 
 slm: slm-table1 slm-table2 slm-fig5 slm-table3
-	$(PY) -m experiments.slm.summary
+	$(PY) -m randml_papers.slm.summary
 
 # Fit time of SLM tree / Forest / Boost against DecisionTree / RandomForest / XGBoost (ratios);
 # n = 1000, 10000 and 100000 (about 15 min); e.g. `make bench-slm ARGS="--sizes 1000 10000"` for a quick one.

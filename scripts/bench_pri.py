@@ -27,7 +27,7 @@ def child(solver: str, n: int) -> dict:
 
     from threadpoolctl import threadpool_limits
 
-    from experiments.pri.datasets import make_pri_mixture
+    from randml_papers.pri.datasets import make_pri_mixture
     from randml_core.models.pri import PRISMO, pri_fixed_point
     X = make_pri_mixture(n, random_state=0)
     X = X[0] if isinstance(X, tuple) else X

@@ -57,7 +57,7 @@ def main(argv: list[str]) -> None:
         print(f"| {what} | {cpu:.3f} | {wall:.3f} |")
     print(f"| total | {sum(r[1] for r in rows):.3f} | {sum(r[2] for r in rows):.3f} |")
     heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("sklearn", "matplotlib") or m.startswith(
-        ("scipy.stats", "randml_core.models", "experiments")))
+        ("scipy.stats", "randml_core.models", "randml_papers")))
     print(f"\nimported: {len(heavy)} modules of sklearn / matplotlib / scipy.stats / models / experiments"
           + (f" (first: {heavy[:3]})" if heavy else ""))
 

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench import REPO, _fold0_tasks, compose_spec  # noqa: E402
 
 sys.path.insert(0, str(REPO))
-from experiments.eem.families import _criteria, _drop_kernel, _full_kernel, _sq_dists  # noqa: E402
+from randml_papers.eem.families import _criteria, _drop_kernel, _full_kernel, _sq_dists  # noqa: E402
 from randml_core.family import Split  # noqa: E402
 from randml_core.metrics import gmean  # noqa: E402
 from randml_core.models._common import binary_targets  # noqa: E402

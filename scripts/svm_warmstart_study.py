@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench import REPO, _fold0_tasks, compose_spec  # noqa: E402
 
 sys.path.insert(0, str(REPO))
-from experiments.eem.families import _full_kernel  # noqa: E402
+from randml_papers.eem.families import _full_kernel  # noqa: E402
 from randml_core.family import Split  # noqa: E402
 from randml_core.metrics import gmean  # noqa: E402
 from randml_core.models.svm import balance_class_weight, fit_svc  # noqa: E402

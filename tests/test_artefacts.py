@@ -28,7 +28,7 @@ from randml_core.artefacts import ArtefactSet, atomic_write, deferred_signals, r
 
 REPO = Path(__file__).resolve().parent.parent
 OVERRIDES = ["experiment=smoke", "dataset=synthetic-binary", "n_jobs=1",
-             "experiment.report=[experiments.eem.table4,experiments.eem.fig3]"]
+             "experiment.report=[randml_papers.eem.table4,randml_papers.eem.fig3]"]
 SIDECAR = "tables/smoke.meta.json"
 FILES = {"tables/smoke.md", "tables/smoke.csv", "tables/smoke.tex", "tables/smoke_folds.csv",
          "tables/eem_fig3_stability.md", "tables/eem_fig3_folds.csv",
@@ -43,7 +43,7 @@ from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 from randml_core.config import build_spec
 from randml_core.report import build_report
-import experiments.eem.fig3, experiments.eem.table4  # noqa: F401  (what the report imports)
+import randml_papers.eem.fig3, randml_papers.eem.table4  # noqa: F401  (what the report imports)
 
 conf, store, seed = sys.argv[1:4]
 with initialize_config_dir(config_dir=conf, version_base="1.3"):

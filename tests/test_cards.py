@@ -256,7 +256,7 @@ def test_sklearn_loader_card_equals_the_shipped_dataset(tmp_path, cleanup):
                   "path: data/german/german.data-numeric.txt}", "german.numer"),
     ("my-synthetic", "{kind: synthetic, generator: make_classification, args: {n_samples: 300, n_features: 8, "
                      "weights: [0.7, 0.3], random_state: 0}}", "synthetic-binary"),
-    ("my-moons", "{kind: generated, generator: 'experiments.slm.generators:two_new_moons', "
+    ("my-moons", "{kind: generated, generator: 'randml_papers.slm.generators:two_new_moons', "
                  "args: {n_per_class: 500, noise: 0.3, seed: 0}}", "2-new-moons"),
 ])
 def test_card_with_a_shipped_source_kind_gives_the_shipped_data(tmp_path, cleanup, name, source, shipped):
@@ -317,7 +317,7 @@ def test_bad_card_is_refused_naming_the_card_the_key_and_the_fix(csv_conf, text,
 
 def test_user_card_may_not_take_a_shipped_name(csv_conf):
     write_card(csv_conf, "heart", CSV_CARD.replace("name: tumours", "name: heart"))
-    with pytest.raises(CardError, match="dataset 'heart' is already defined by experiments.eem.datasets"):
+    with pytest.raises(CardError, match="dataset 'heart' is already defined by randml_papers.eem.datasets"):
         register_cards(config_dirs([csv_conf]))
     assert get_spec("heart").card is None and "tumours" not in list_datasets()  # nothing registered: checked first
 

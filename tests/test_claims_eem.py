@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.eem import summary
+from randml_papers.eem import summary
 from randml_core.report import claims as C
 
 MODELS = ["WELM-sig", "WELM-nsig", "WELM-rbf", "EEM-sig", "EEM-nsig", "EEM-rbf", "LS-SVM-rbf", "EEKM-rbf", "SVM-rbf"]
@@ -215,7 +215,7 @@ def test_report_lists_changes_against_the_previous_json(tmp_path):
 
 
 def test_table4_and_fig3_write_the_splits_at_the_selection_the_tables_show():
-    from experiments.eem import fig3, table4
+    from randml_papers.eem import fig3, table4
     from randml_core.report.tables import nested_rows, select_best, select_nested, selected_rows
     rows = []
     # p1 wins on average over the outer folds (the paper's rule); the inner folds prefer p2 on fold 0 only
@@ -238,7 +238,7 @@ def test_table4_and_fig3_write_the_splits_at_the_selection_the_tables_show():
 
 
 def test_the_committed_report_is_not_rewritten_without_the_stores(tmp_path, monkeypatch, capsys):
-    """`python -m experiments.eem.summary` on a clone with only Table 4's store dropped the committed report's
+    """`python -m randml_papers.eem.summary` on a clone with only Table 4's store dropped the committed report's
     Table 1 lines and most data sources; into the committed folder it now refuses (exit 2), files untouched."""
     t = tmp_path / "tables"
     _write(t, "eem_table4", [r for i in range(3) for r in _rows(f"d{i}", {"EEM-rbf": -UP}, i)])

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from experiments.memd import summary
+from randml_papers.memd import summary
 from randml_core.report import claims as C
 
 

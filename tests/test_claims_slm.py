@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from experiments.slm import summary
+from randml_papers.slm import summary
 from randml_core.report import claims as C
 
 # six real sets (names the registry does not know count as real): the fewest for which a test over datasets

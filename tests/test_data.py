@@ -33,7 +33,7 @@ from randml_core.data import (
     register,
     validate_xy,
 )
-from experiments.eem import datasets as eem_data
+from randml_papers.eem import datasets as eem_data
 from randml_core.data import registry as registry_mod
 from randml_core.data.catalog import catalog_frame
 from randml_core.data.sources import KeelSource, repo_root
@@ -679,7 +679,7 @@ def test_friedman3_is_machine_independent_and_matches_sklearn():
 
 def test_system_data_is_hidden_from_the_suite():
     """Optional Debian Fashion-MNIST is invisible unless a test opts in: the same answer on every machine."""
-    from experiments.elmboost.datasets import IDXSource
+    from randml_papers.elmboost.datasets import IDXSource
     from randml_core.data.sources import SourceUnavailableError
 
     assert not IDXSource().available()
@@ -690,7 +690,7 @@ def test_system_data_is_hidden_from_the_suite():
 @pytest.mark.system_data
 def test_debian_fashion_mnist_when_installed():
     """Opt-in: Debian's dataset-fashion-mnist, where installed, has the published split and class counts."""
-    from experiments.elmboost.datasets import IDXSource
+    from randml_papers.elmboost.datasets import IDXSource
 
     if not IDXSource().available():
         pytest.skip(f"Debian dataset-fashion-mnist is not installed here ({IDXSource().path()})")

@@ -43,7 +43,7 @@ def test_every_module_says_what_it_holds():
 def test_each_source_kind_has_its_own_module():
     """Source classes are defined in the sources/ package (one module per kind), except a paper-specific
     reader kept beside its table in the benchmark's folder (20 Newsgroups, experiments/memd/text.py)."""
-    beside_their_table = {"NewsgroupsSource": "experiments.memd.text"}
+    beside_their_table = {"NewsgroupsSource": "randml_papers.memd.text"}
     modules = {}
     for spec in python_specs():
         for src in spec.sources:
@@ -66,22 +66,22 @@ def test_each_source_kind_has_its_own_module():
 
 def test_each_python_spec_lives_in_its_benchmarks_folder():
     origins = {registry.origin_of(s.name) for s in python_specs()}
-    assert origins == {"experiments.eem.datasets", "experiments.eem.shared_sets", "experiments.eem.unbalanced",
-                       "experiments.elmboost.datasets", "experiments.memd.datasets", "experiments.slm.datasets"}
-    eem = [s.name for s in python_specs() if registry.origin_of(s.name) == "experiments.eem.datasets"]
+    assert origins == {"randml_papers.eem.datasets", "randml_papers.eem.shared_sets", "randml_papers.eem.unbalanced",
+                       "randml_papers.elmboost.datasets", "randml_papers.memd.datasets", "randml_papers.slm.datasets"}
+    eem = [s.name for s in python_specs() if registry.origin_of(s.name) == "randml_papers.eem.datasets"]
     assert eem[:9] == data.list_datasets("eem", group="uci")  # EEM's Table 3 UCI part, table order
 
 
 def test_generators_live_with_their_benchmark_and_the_estimators_do_not_reexport_them():
-    from experiments.memd import generators as memd_generators
-    from experiments.pri import datasets as pri_datasets
+    from randml_papers.memd import generators as memd_generators
+    from randml_papers.pri import datasets as pri_datasets
     from randml_core.models import memd, pri
 
     assert not hasattr(memd, "make_gene_like") and not hasattr(pri, "make_pri_mixture")
-    assert memd_generators.make_gene_like.__module__ == "experiments.memd.generators"
-    assert pri_datasets.make_pri_mixture.__module__ == "experiments.pri.datasets"
+    assert memd_generators.make_gene_like.__module__ == "randml_papers.memd.generators"
+    assert pri_datasets.make_pri_mixture.__module__ == "randml_papers.pri.datasets"
     # the registered stand-ins name the new location in their provenance
-    assert "experiments.memd.generators:make_gene_like" in data.get_spec("gene-like-2c").sources[0].describe()
+    assert "randml_papers.memd.generators:make_gene_like" in data.get_spec("gene-like-2c").sources[0].describe()
 
 
 def test_the_data_layer_names_no_benchmark():
@@ -99,7 +99,7 @@ _LISTING = """
 import json, sys
 {first}
 import randml_core.data as data
-before = sorted(m for m in sys.modules if m.split(".")[0] == "experiments")
+before = sorted(m for m in sys.modules if m.split(".")[0] == "randml_papers")
 names = data.list_datasets()
 print(json.dumps({{"before": before, "names": names, "heart": list(data.load_dataset("heart").X.shape)}}))
 """
@@ -118,7 +118,7 @@ def test_a_fresh_process_finds_every_benchmarks_datasets_in_one_order_whatever_i
     assert plain["before"] == []  # importing the data layer imported no benchmark
     assert plain["heart"] == [270, 13]
     assert plain["names"] == data.list_datasets()
-    slm_first = _listing("import experiments.slm.datasets")  # registers SLM's table before the others
+    slm_first = _listing("import randml_papers.slm.datasets")  # registers SLM's table before the others
     assert slm_first["names"] == plain["names"]
     assert plain["names"].index("australian") == 0 and plain["names"].index("iris") < plain["names"].index("abalone7")
 
@@ -146,8 +146,8 @@ def test_import_paths_of_before_the_split_still_work(module, names):
 
 
 def test_moved_names_are_the_same_objects_as_in_their_new_modules():
-    from experiments.elmboost import datasets as elmboost_datasets
-    from experiments.slm import datasets as slm_datasets
+    from randml_papers.elmboost import datasets as elmboost_datasets
+    from randml_papers.slm import datasets as slm_datasets
     from randml_core.data import citations, loading
     from randml_core.data.sources import idx, sklearn_fetch
 
@@ -156,7 +156,7 @@ def test_moved_names_are_the_same_objects_as_in_their_new_modules():
     assert elmboost_datasets.IDXSource is idx.IDXSource and elmboost_datasets.read_idx is idx.read_idx
     assert slm_datasets.SklearnFileFetchSource is sklearn_fetch.SklearnFileFetchSource
     with pytest.raises(AttributeError):
-        registry.read_thyroid  # noqa: B018  (a benchmark's reader: experiments.eem.unbalanced.read_thyroid)
+        registry.read_thyroid  # noqa: B018  (a benchmark's reader: randml_papers.eem.unbalanced.read_thyroid)
 
 
 def test_every_source_has_a_machine_independent_summary():

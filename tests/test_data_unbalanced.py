@@ -31,7 +31,7 @@ from randml_core.data import (
     load_dataset,
     register,
 )
-from experiments.eem import unbalanced as eem_unbalanced
+from randml_papers.eem import unbalanced as eem_unbalanced
 from randml_core.data import registry as registry_mod
 from randml_core.data.sources import (
     KeelUnionSource,

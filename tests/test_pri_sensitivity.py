@@ -9,10 +9,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from experiments.pri import sensitivity as S
-from experiments.pri.families import cell_seeds
-from experiments.pri.report import claims, sensitivity_section
-from experiments.pri.datasets import make_pri_mixture
+from randml_papers.pri import sensitivity as S
+from randml_papers.pri.families import cell_seeds
+from randml_papers.pri.report import claims, sensitivity_section
+from randml_papers.pri.datasets import make_pri_mixture
 from randml_core.models.pri import PRISMO
 
 

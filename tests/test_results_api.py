@@ -39,7 +39,7 @@ def small_store(tmp_path_factory):
             cfg = compose(config_name="config", overrides=list(overrides))
         return build_spec(OmegaConf.to_container(cfg, resolve=True))
 
-    import experiments.eem.families as grid
+    import randml_papers.eem.families as grid
     real_kernel = grid._full_kernel
 
     def kernel(split, gamma):  # one kernel width fails (NaN widths are refused by the config checks)

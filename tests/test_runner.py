@@ -166,7 +166,7 @@ def test_kill_midway_then_resume_computes_only_missing(tmp_path, randml_cmd, cli
 
 
 def test_failed_cell_is_recorded_not_retried(compose, tmp_path, temp_dataset, monkeypatch):
-    import experiments.eem.families as grid
+    import randml_papers.eem.families as grid
     rng = np.random.default_rng(0)
     X = rng.random((60, 3))
     y = np.repeat([0, 1], 30)

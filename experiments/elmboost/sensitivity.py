@@ -16,8 +16,8 @@ substitute: the paper used 60000 / 10000), tanh, J = M, alpha = 1/2, T = 50, lev
 Writes ``results/tables/elmboost_sensitivity.csv`` (accuracy per reading x seed x level x test set) and
 ``elmboost_sensitivity.md``; the claims report includes the markdown as a section.
 
-    python -m experiments.elmboost.sensitivity [--levels 8] [--steps 50] [--seeds 1] [--results results]
-    python -m experiments.elmboost.sensitivity --render     # the markdown again from the committed csv
+    python -m randml_papers.elmboost.sensitivity [--levels 8] [--steps 50] [--seeds 1] [--results results]
+    python -m randml_papers.elmboost.sensitivity --render     # the markdown again from the committed csv
 
 Nine fits of 400 ridge steps on 4000 x 784 with one BLAS thread: 7.5 min of CPU, 14.7 min wall on our shared
 2-core machine under load (the fit times go to the sidecar ``elmboost_sensitivity.meta.json``, not the table).
@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from experiments.elmboost.families import zero_pixels
+from randml_papers.elmboost.families import zero_pixels
 from randml_core.artefacts import ArtefactSet
 from randml_core.data.loading import load_dataset
 from randml_core.models.elmboost import ELMBoostClassifier, ELMBoostNormalizer
@@ -196,7 +196,7 @@ def markdown(long: pd.DataFrame) -> str:
               "per-sample Gram better than the literal reading (on 60000 images the diagonal of H^T H is ~2e4 for "
               "tanh), but it is a remark, not an equation.", "",
               "Per-level numbers: `tables/elmboost_sensitivity.csv`; regenerate with "
-              "`python -m experiments.elmboost.sensitivity`."]
+              "`python -m randml_papers.elmboost.sensitivity`."]
     return "\n".join(lines) + "\n"
 
 

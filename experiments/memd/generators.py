@@ -3,7 +3,7 @@
 :func:`make_text_like` (sparse row-normalised term frequencies, Sec. VI-C weights, stand-in for Table III's
 20 Newsgroups problems). Pure functions of their arguments and seed (moved from the engine's data layer,
 earlier from ``randml_core/models/memd.py``; the code and hence the data are unchanged). Registered for
-dataset cards (``source: {kind: generated, generator: "experiments.memd.generators:make_gene_like"}``).
+dataset cards (``source: {kind: generated, generator: "randml_papers.memd.generators:make_gene_like"}``).
 """
 
 from __future__ import annotations

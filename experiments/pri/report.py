@@ -10,7 +10,7 @@ Everything except the scatter figure is a pure function of the stored frame (``c
 - ``tables/<prefix>_report.md`` (+ ``.json`` with the same numbers, ``_summary.csv``): the paper's
   claims, each HELD / NOT HELD (or NOT TESTED when the grid cannot show it) with its evidence,
   a short section on the kernel-width sensitivity (from ``tables/pri_sensitivity.json`` when present,
-  written by :mod:`experiments.pri.sensitivity`), the growth exponent of time in N and the per-setting summary.
+  written by :mod:`randml_papers.pri.sensitivity`), the growth exponent of time in N and the per-setting summary.
 - ``<prefix>_support.png|pdf``: an illustration, NOT from the store: the report draws a fresh
   mixture (``make_pri_mixture(pri_support_n, pri_support_seed)``) and fits ONE ``PRISMO``
   (``pri_support_lam``, ``pri_support_tol``, the sweep's sigma and kernel width) to overlay its
@@ -362,7 +362,7 @@ def sensitivity_section(tables, kernel_width: str = "sqrt2_sigma") -> list[str]:
     head = ["## Sensitivity: kernel width sqrt(2) sigma versus sigma", ""]
     path = tables / "pri_sensitivity.json"
     if not path.is_file():
-        return head + ["Not generated yet: `make pri-sensitivity` (`python -m experiments.pri.sensitivity`) writes "
+        return head + ["Not generated yet: `make pri-sensitivity` (`python -m randml_papers.pri.sensitivity`) writes "
                        "`tables/pri_sensitivity.md`.", ""]
     s = json.loads(path.read_text())
     readings = list(s["verdicts"])

@@ -13,7 +13,7 @@ dataset. Real datasets, regenerated ones (our versions of the paper's generators
 and substitutes (banknote-synthetic, california-friedman1-substitute) are decided apart; counts use the real
 ones only. The paper's own table is read with the per-dataset rule on its means (no splits published).
 
-    python -m experiments.slm.summary [results_dir]
+    python -m randml_papers.slm.summary [results_dir]
 """
 from __future__ import annotations
 

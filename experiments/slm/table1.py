@@ -1,7 +1,7 @@
 """SLM paper Table I: test accuracy (%) of the classifiers, ours beside the published value.
 
 Ours: mean ± std over the outer 60/40 splits of the accuracy at the hyper-parameters picked on each
-training part (nested, see :mod:`experiments.slm.common`). FF-MLP / BP-MLP: quoted, not run.
+training part (nested, see :mod:`randml_papers.slm.common`). FF-MLP / BP-MLP: quoted, not run.
 """
 from __future__ import annotations
 

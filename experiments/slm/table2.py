@@ -1,7 +1,7 @@
 """SLM paper Table II: model size (#parameters) and depth, ours beside the published value.
 
 Counted on the fitted models of Table I's outer splits, at the hyper-parameters picked there (the
-same nested selection on accuracy), mean ± std over splits (see ``experiments.slm.families.model_size``):
+same nested selection on accuracy), mean ± std over splits (see ``randml_papers.slm.families.model_size``):
 
 - LSVM / SVM-RBF: Eq. (36) #params = N_train + 1 + (D + 2) N_SV (slack variables, bias, and per
   support vector its features, dual coefficient and label);

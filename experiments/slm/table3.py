@@ -1,7 +1,7 @@
 """SLM paper Table III: test RMSE of the regressors, ours beside the published value.
 
 Ours: mean ± std over the outer 60/40 splits of the RMSE at the hyper-parameters picked on each
-training part (2-fold inner CV, lowest mean RMSE; see :mod:`experiments.slm.common`).
+training part (2-fold inner CV, lowest mean RMSE; see :mod:`randml_papers.slm.common`).
 """
 from __future__ import annotations
 

@@ -67,7 +67,7 @@ def render_card(spec: DatasetSpec) -> str:
     body = yaml.dump(_plain(card), Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=110,
                      default_flow_style=None)
     head = [GENERATED_MARK,
-            f"# Change the DatasetSpec in {origin.replace('.', '/')}.py, then run `.venv/bin/python scripts/cards.py`.",
+            f"# Change the DatasetSpec in {_source_file(origin)}, then run `.venv/bin/python scripts/cards.py`.",
             f"# Select this dataset with `dataset={spec.name}` (e.g. `randml run experiment=... dataset={spec.name}`)."]
     return "\n".join(head) + "\n" + body
 
@@ -94,3 +94,22 @@ def card_drift(dataset_dir) -> dict[str, list[str]]:
         "stale": [f for f, p in have.items() if f not in want and is_generated(p)],
         "changed": [f for f in want if f in have and have[f].read_text(encoding="utf-8") != want[f]],
     }
+
+
+def _source_file(module: str) -> str:
+    """Where ``module``'s source is, relative to the source checkout when inside it (a package installed under
+    another name than its folder, ``randml_papers`` = ``experiments/``, is found by its location)."""
+    import importlib.util
+    from pathlib import Path
+
+    from ..provenance import REPO_ROOT
+    try:
+        spec = importlib.util.find_spec(module)
+    except ImportError:
+        spec = None
+    if spec is None or not spec.origin:
+        return module.replace(".", "/") + ".py"
+    try:
+        return Path(spec.origin).resolve().relative_to(Path(REPO_ROOT).resolve()).as_posix()
+    except ValueError:
+        return module.replace(".", "/") + ".py"
