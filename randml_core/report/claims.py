@@ -391,6 +391,15 @@ def _dataset_lines(t: pd.DataFrame, a: str, b: str, unit: str) -> list[str]:
             f"better, {r.n_folds} splits)" for r in t.itertuples()]
 
 
+def _table_diffs(folds, a, b, metric, datasets, higher_is_better, scale):
+    """The per-dataset differences a table-level rule tests (:func:`dataset_diffs`), or the "not tested"
+    Decision when there is nothing to test."""
+    if not datasets:
+        return not_tested("no dataset of this kind")
+    t = dataset_diffs(folds, a, b, metric, datasets, higher_is_better=higher_is_better, scale=scale)
+    return not_tested(f"no paired splits of {a} and {b} stored") if t.empty else t
+
+
 def beats_over_datasets(folds: pd.DataFrame, a: str, b: str, metric: str, datasets, *, unit: str, rope: float,
                         higher_is_better: bool | None = None, scale: dict | None = None,
                         paper_effect: float | None = None, alpha: float = ALPHA) -> Decision:
@@ -399,11 +408,9 @@ def beats_over_datasets(folds: pd.DataFrame, a: str, b: str, metric: str, datase
     Bayesian test's region of practical equivalence in those units, ``paper_effect`` the paper's own mean
     difference (oriented, same units) for the "underpowered" check."""
     datasets = list(datasets)
-    if not datasets:
-        return not_tested("no dataset of this kind")
-    t = dataset_diffs(folds, a, b, metric, datasets, higher_is_better=higher_is_better, scale=scale)
-    if t.empty:
-        return not_tested(f"no paired splits of {a} and {b} stored")
+    t = _table_diffs(folds, a, b, metric, datasets, higher_is_better, scale)
+    if isinstance(t, Decision):
+        return t
     n, better = len(t), t["better"].to_numpy(float)
     wins, losses = int((better > 0).sum()), int((better < 0).sum())
     unscaled = [d for d in datasets if scale is not None and d not in scale and d in set(folds["dataset"])]
@@ -446,11 +453,9 @@ def equivalent_over_datasets(folds: pd.DataFrame, a: str, b: str, metric: str, d
     if not margin > 0:
         raise ValueError(f"margin={margin!r}: must be > 0 (in the metric's units)")
     datasets = list(datasets)
-    if not datasets:
-        return not_tested("no dataset of this kind")
-    t = dataset_diffs(folds, a, b, metric, datasets, higher_is_better=higher_is_better, scale=scale)
-    if t.empty:
-        return not_tested(f"no paired splits of {a} and {b} stored")
+    t = _table_diffs(folds, a, b, metric, datasets, higher_is_better, scale)
+    if isinstance(t, Decision):
+        return t
     n, diff = len(t), t["better"].to_numpy(float)
     details = _dataset_lines(t, a, b, unit)
     if n < 2:
