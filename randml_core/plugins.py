@@ -41,7 +41,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 __all__ = ["Benchmark", "GROUP", "benchmarks", "packages", "load_members", "load_package", "unavailable",
-           "loading", "owner", "sources", "MEMBERS"]
+           "loading", "owner", "folders", "sources", "MEMBERS"]
 
 #: the entry point group an installed benchmark is declared under
 GROUP = "randml.benchmarks"
@@ -158,18 +158,20 @@ def load_members(member: str) -> None:
         _import_member(package, member, installed=True)
 
 
+def folders(package: str) -> list[str]:
+    """The folders of ``package`` (a package's ``submodule_search_locations``), found without importing it;
+    [] when it is not a package or cannot be found."""
+    try:
+        spec = importlib.util.find_spec(package)
+    except ImportError:
+        return []
+    return list(spec.submodule_search_locations or []) if spec is not None else []
+
+
 def sources() -> list:
     """The directories of the installed benchmarks' packages (their source is part of the check memo's
     fingerprint), found without importing them."""
-    out = []
-    for _, package in packages():
-        try:
-            spec = importlib.util.find_spec(package)
-        except ImportError:
-            continue
-        if spec is not None and spec.submodule_search_locations:
-            out.extend(spec.submodule_search_locations)
-    return sorted(set(out))
+    return sorted({folder for _, package in packages() for folder in folders(package)})
 
 
 def unavailable() -> dict[str, str]:

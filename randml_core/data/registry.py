@@ -202,11 +202,10 @@ def _rank(origin: str | None) -> int:
         return _LAST
     from .. import plugins
 
-    found = plugins.packages()
-    for i, (_, package) in enumerate(found):
-        if origin == package or origin.startswith(package + "."):
-            return i
-    return len(found)  # a benchmark that is not installed (a user's ``plugins:`` package): after those that are
+    packages = [package for _, package in plugins.packages()]
+    owner = plugins.owner(origin)
+    # a benchmark that is not installed (a user's ``plugins:`` package): after those that are
+    return packages.index(owner) if owner is not None else len(packages)
 
 
 def _add(spec: DatasetSpec, replace: bool, origin: str | None) -> DatasetSpec:

@@ -342,16 +342,9 @@ def leaderboard_artefacts(results: Path) -> Artefacts | None:
 
 def published_values(bench: Paper) -> Path | None:
     """The benchmark's ``published.csv`` (beside its package's ``__init__``), found without importing it."""
-    if not bench.package:
-        return None
-    import importlib.util
-    try:
-        spec = importlib.util.find_spec(bench.package)
-    except ImportError:
-        return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(list(spec.submodule_search_locations)[0]) / "published.csv"
+    from ..plugins import folders
+    found = folders(bench.package) if bench.package else []
+    return Path(found[0]) / "published.csv" if found else None
 
 
 def build_site(results: str | os.PathLike = REPO_ROOT / "results", out: str | os.PathLike | None = None,
