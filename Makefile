@@ -96,8 +96,11 @@ status: $(STAMP)
 report: $(STAMP)
 	$(RANDML) report experiment=eem_table4 $(RUN_OPTS)
 
+# the suite on TEST_WORKERS processes (pytest-xdist; every test is independent of the others' order and
+# files). TEST_WORKERS=0 runs it in this one process.
+TEST_WORKERS ?= 2
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS))
 
 # pyflakes + pycodestyle errors over the repo ([tool.ruff] in pyproject.toml); make test runs it too (tests/test_lint.py)
 lint: $(STAMP)

@@ -20,7 +20,7 @@ from pathlib import Path
 from .paths import conf_dir
 from .provenance import REPO_ROOT
 
-CONF_DIR = conf_dir()  # the primary config dir ($RANDML_CONF or the project's conf/): randml_core/paths.py
+CONF_DIR = conf_dir()  # the engine's config dir ($RANDML_CONF or the project's conf/): randml_core/paths.py
 USAGE = """usage: randml run     experiment=NAME [overrides...]   run the missing cells (-m for a Hydra sweep)
        randml plan    experiment=NAME [overrides...]   grids, cells stored / skipped / failed / missing, time; runs nothing
        randml status  experiment=NAME [overrides...]   done / skipped / failed / missing cells per dataset x model
@@ -54,8 +54,15 @@ class CommandError(Exception):
         self.code = code
 
 
+def _shipped() -> list[Path]:
+    """The engine's conf/ and every installed benchmark's (randml_core/searchpath.py)."""
+    from .paths import shipped_config_dirs
+    return shipped_config_dirs()
+
+
 def _experiments() -> list[str]:
-    return sorted(p.stem for p in (CONF_DIR / "experiment").glob("*.yaml"))
+    from .cli_help import group_options
+    return group_options("experiment", _shipped())
 
 
 def _fail(msg: str, code: int = EXIT_CONFIG):
@@ -189,7 +196,9 @@ def _is_committed_config(spec, results_dir="results") -> tuple[bool, str]:
     if spec.options.get("snapshot") is False:
         return False, "experiment.snapshot=false: a smoke experiment, whose artefacts are never committed"
     choice = HydraConfig.get().runtime.choices.get("experiment")
-    if not (CONF_DIR / "experiment" / f"{choice}.yaml").is_file() and _is_project_results(results_dir):
+    from .data.cards import hydra_config_dirs
+    source = next((d for d in hydra_config_dirs() if (d / "experiment" / f"{choice}.yaml").is_file()), None)
+    if source not in _shipped() and _is_project_results(results_dir):
         return False, (f"experiment={choice} is your own (not one of the project's), and {results_dir}/ holds the "
                        "project's committed snapshot; pass results_dir=<a folder of yours> to write there")
     task = list(HydraConfig.get().overrides.task)
@@ -287,7 +296,8 @@ def _compare_run_command(*more: str) -> str:
     import shlex
     from hydra.core.hydra_config import HydraConfig
     from .data.cards import hydra_config_dirs
-    extra = [a for d in hydra_config_dirs() if d != CONF_DIR for a in ("--config-dir", str(d))]
+    from .paths import user_config_dirs
+    extra = [a for d in user_config_dirs(hydra_config_dirs()) for a in ("--config-dir", str(d))]
     keys = {m.partition("=")[0] for m in more}
     task = [o for o in HydraConfig.get().overrides.task if o.partition("=")[0].lstrip("+~") not in keys]
     return " ".join(shlex.quote(a) for a in ["randml", "run", *extra, *task, *more])
@@ -326,7 +336,19 @@ def _hydra(cmd: str, overrides: list[str]) -> int:
     # hydra-core 1.4 (constraints.txt) deprecates version_base; "1.3" keeps the behaviour the configs use
     warnings.filterwarnings("ignore", message="The version_base parameter is deprecated")
 
-    @hydra.main(config_path=str(CONF_DIR), config_name="config", version_base="1.3")
+    # a user's --config-dir is Hydra's primary config dir, so its configs take precedence over the shipped ones
+    # of the same name; the engine's and the benchmarks' conf/ follow it (randml_core/searchpath.py)
+    from . import cli_help
+    user, overrides = cli_help.take_config_dirs(overrides)
+    for d in user:
+        if not d.is_dir():
+            _fail(f"--config-dir '{d}' is not a directory; fix: pass the folder that holds your experiment/, "
+                  "model/ and dataset/ configs")
+    if len(user) > 1:  # Hydra has one primary dir: the others follow it
+        overrides = [f"hydra.searchpath=[{','.join(f'file://{d}' for d in user[1:])}]", *overrides]
+    primary = user[0] if user else CONF_DIR
+
+    @hydra.main(config_path=str(primary), config_name="config", version_base="1.3")
     def entry(cfg) -> None:
         from .artefacts import ArtefactError
         from .config import ConfigError
@@ -432,19 +454,20 @@ def _discovery(cmd: str, rest: list[str]) -> None:
                   "it completes subcommands and experiment=, dataset=, model=, profile= values)",
                   file=sys.stdout if shell in ("-h", "--help") else sys.stderr)
             raise SystemExit(0 if shell in ("-h", "--help") else EXIT_CONFIG)
-        print(cli_help.completion_script(shell, CONF_DIR), end="")
+        print(cli_help.completion_script(shell, _shipped()), end="")
         return
     from .data.commands import _split_config_dirs
     dirs, left = _split_config_dirs(rest)
     if left[:1] in (["-h"], ["--help"]) or left not in ([], ["list"]):
-        print("usage: randml model list [--config-dir DIR]   every model config (conf/model/*.yaml and DIR/model/*.yaml): "
+        print("usage: randml model list [--config-dir DIR]   every model config (each shipped conf/model/*.yaml and DIR/model/*.yaml): "
               "name, family or _target_, the tasks it handles (binary, multiclass, regression), variants and grid "
               "settings", file=sys.stdout if left[:1] in (["-h"], ["--help"]) else sys.stderr)
         raise SystemExit(0 if left[:1] in (["-h"], ["--help"]) else EXIT_CONFIG)
     missing = [d for d in dirs if not Path(d).expanduser().is_dir()]
     if missing:
         _fail(f"config dir '{missing[0]}' does not exist or is not a directory")
-    raise SystemExit(cli_help.model_list([CONF_DIR, *[Path(d).expanduser().resolve() for d in dirs]]))
+    shipped = _shipped()
+    raise SystemExit(cli_help.model_list([*[Path(d).expanduser().resolve() for d in dirs], *shipped], shipped))
 
 
 def _compare_args(rest: list[str]) -> list[str]:
@@ -496,13 +519,13 @@ def main(argv: list[str] | None = None) -> None:
     elif cmd in COMMANDS:
         from . import cli_help
         if any(a in ("-h", "--help") for a in rest):  # this command's help, before (and without) Hydra
-            experiments = cli_help.group_options("experiment", cli_help.config_dirs_of(rest, CONF_DIR))
+            experiments = cli_help.group_options("experiment", cli_help.config_dirs_of(rest, _shipped()))
             print(cli_help.subcommand_help(cmd, experiments))
             return
         if cmd == "compare":
             rest = _compare_args(rest)
         rest = _status_args(rest) if cmd == "status" else rest
-        typo = cli_help.unknown_group_choice(rest, CONF_DIR)
+        typo = cli_help.unknown_group_choice(rest, _shipped())
         if typo:
             _fail(typo)
         if cmd in READ_ONLY:

@@ -21,7 +21,7 @@ GROUPS = {"experiment": "randml --help", "dataset": "randml dataset list", "mode
           "profile": "randml plan --help", "protocol": "randml plan --help"}
 
 COMMON = """overrides (every command; Hydra syntax, `+key=value` adds a key):
-  experiment=NAME         the experiment: conf/experiment/NAME.yaml or a --config-dir's (required)
+  experiment=NAME         the experiment: experiment/NAME.yaml of a --config-dir or a shipped conf/ (required)
   dataset=NAME            only this dataset of the experiment (`randml dataset list`)
   model=NAME              only this model config of the experiment (`randml model list`)
   profile=paper|quick     quick: each model's reduced `quick:` grid (a smoke run)
@@ -108,18 +108,28 @@ def subcommand_help(cmd: str, experiments: list[str]) -> str:
 _VALUE_FLAGS = ("--config-dir", "-cd", "--config-path", "-cp", "--config-name", "-cn", "--experimental-rerun")
 
 
-def config_dirs_of(args: list[str], primary: Path) -> list[Path]:
-    """The primary config dir, then every ``--config-dir DIR`` / ``-cd DIR`` / ``--config-dir=DIR`` of ``args``."""
-    dirs, i = [Path(primary)], 0
+def take_config_dirs(args: list[str]) -> tuple[list[Path], list[str]]:
+    """``(dirs, rest)``: every ``--config-dir DIR`` / ``-cd DIR`` / ``--config-dir=DIR`` of ``args`` (absolute, in
+    order) and the other arguments."""
+    dirs: list[Path] = []
+    rest: list[str] = []
+    i = 0
     while i < len(args):
         a = args[i]
         if a in ("--config-dir", "-cd") and i + 1 < len(args):
-            dirs.append(Path(args[i + 1]).expanduser())
+            dirs.append(Path(args[i + 1]).expanduser().absolute())
             i += 1
         elif a.startswith("--config-dir="):
-            dirs.append(Path(a.split("=", 1)[1]).expanduser())
+            dirs.append(Path(a.split("=", 1)[1]).expanduser().absolute())
+        else:
+            rest.append(a)
         i += 1
-    return dirs
+    return dirs, rest
+
+
+def config_dirs_of(args: list[str], shipped) -> list[Path]:
+    """Every ``--config-dir`` of ``args`` (they take precedence), then the ``shipped`` config dirs."""
+    return [*take_config_dirs(args)[0], *[Path(d) for d in shipped]]
 
 
 def group_options(group: str, dirs) -> list[str]:
@@ -151,9 +161,9 @@ def _overrides(args: list[str]):
         yield key.lstrip("+"), value
 
 
-def unknown_group_choice(args: list[str], primary: Path) -> str | None:
+def unknown_group_choice(args: list[str], shipped) -> str | None:
     """One line for the first ``experiment=`` / ``dataset=`` / ``model=`` / ``profile=`` / ``protocol=`` value
-    that names no config of the primary dir nor of a ``--config-dir`` ("did you mean ...?"), else None.
+    that names no config of the ``shipped`` dirs nor of a ``--config-dir`` ("did you mean ...?"), else None.
     Values in Hydra's sweep functions (``glob(...)``), another primary config or search path: not judged here."""
     from .errors import did_you_mean
     if any(a in ("--config-path", "-cp", "--config-name", "-cn") or a.startswith(("--config-path=", "--config-name="))
@@ -162,7 +172,7 @@ def unknown_group_choice(args: list[str], primary: Path) -> str | None:
     pairs = list(_overrides(args))
     if any(k.startswith("hydra.searchpath") for k, _ in pairs):
         return None
-    dirs = config_dirs_of(args, primary)
+    dirs = config_dirs_of(args, shipped)
     for key, value in pairs:
         if key not in GROUPS or not _PLAIN.fullmatch(value):
             continue
@@ -197,10 +207,10 @@ def read_only_overrides(args: list[str]) -> list[str]:
 # --------------------------------------------------------------------------- completion
 
 COMPLETION = r"""# bash completion for randml: eval "$(randml completion bash)" (in ~/.bashrc to keep it)
-_randml_names() {  # config names of group $1: <dir>/$1/*.yaml of the primary config dir and each --config-dir
-    local group=$1 dir f i conf=${RANDML_CONF:-}
-    [[ -n $conf ]] || conf=__CONF__
-    local dirs=("$conf")
+_randml_names() {  # config names of group $1: <dir>/$1/*.yaml of the shipped config dirs and each --config-dir
+    local group=$1 dir f i
+    local dirs=(__DIRS__)
+    [[ -z ${RANDML_CONF:-} ]] || dirs+=("$RANDML_CONF")
     for ((i = 1; i < ${#COMP_WORDS[@]}; i++)); do
         case "${COMP_WORDS[i]}" in
             --config-dir|-cd)
@@ -293,9 +303,10 @@ complete -F _randml randml
 """
 
 
-def completion_script(shell: str, primary: Path) -> str:
-    """The completion script for ``bash`` or ``zsh`` (zsh runs the bash one through ``bashcompinit``)."""
-    script = COMPLETION.replace("__CONF__", shlex.quote(str(primary)))
+def completion_script(shell: str, shipped) -> str:
+    """The completion script for ``bash`` or ``zsh`` (zsh runs the bash one through ``bashcompinit``); ``shipped``:
+    the engine's and the benchmarks' config dirs, whose names it offers beside a ``--config-dir``'s."""
+    script = COMPLETION.replace("__DIRS__", " ".join(shlex.quote(str(d)) for d in shipped))
     if shell == "bash":
         return script
     if shell == "zsh":
@@ -328,8 +339,9 @@ def _model_row(path: Path) -> dict:
             "settings": settings, "dir": path.parent.parent}
 
 
-def model_list(dirs) -> int:
-    """``randml model list``: every model config of the config dirs, one row each; exit 2 if one is invalid."""
+def model_list(dirs, shipped=()) -> int:
+    """``randml model list``: every model config of the config ``dirs`` (in search order: a user's first), one row
+    each by name; a row not from a ``shipped`` dir names its folder. Exit 2 if one is invalid."""
     import warnings
 
     from .errors import ConfigError
@@ -346,8 +358,9 @@ def model_list(dirs) -> int:
                 except (ConfigError, ValueError, KeyError, TypeError) as exc:
                     bad.append(f"{path}: {exc}")
     print(f"{'name':18s} {'family or _target_':44s} {'tasks':29s} {'variants':>8s} {'settings':>8s}")
-    for r in rows:
-        mine = "" if Path(r["dir"]) == Path(dirs[0]) else f"  ({r['dir']})"
+    shipped = {Path(d).resolve() for d in shipped}
+    for r in sorted(rows, key=lambda r: r["name"]):
+        mine = "" if Path(r["dir"]).resolve() in shipped else f"  ({r['dir']})"
         print(f"{r['name']:18s} {r['family']:44s} {r['tasks']:29s} {r['variants']:8d} {r['settings']:8d}{mine}")
     regression = [r["name"] for r in rows if "regression" in r["tasks"].split(",")]
     print(f"\n{len(rows)} model configs; regression: {', '.join(regression) or 'none'} "

@@ -398,29 +398,6 @@ def _checked_variants(key: str, m: dict, profile: str, only: str | None, memo: b
     return variants, {}
 
 
-def check_no_shadowing(config_dirs) -> None:
-    """A user's config dir adds configs beside the shipped ones; Hydra searches the shipped dir first, so a
-    user's file with a shipped file's name (``model/logreg.yaml``) would be ignored without a word. Raise
-    instead. Dataset cards are checked by name when they are registered (``data.cards``)."""
-    from pathlib import Path
-    dirs = [Path(d).resolve() for d in config_dirs or ()]
-    if len(dirs) < 2:
-        return
-    primary = dirs[0]
-    for d in dirs[1:]:
-        if d == primary:
-            continue
-        for file in sorted(d.rglob("*.yaml")):
-            rel = file.relative_to(d)
-            if rel.parts[0] != "dataset" and (primary / rel).is_file():
-                group = rel.parts[0] if len(rel.parts) > 1 else ""
-                raise ConfigError(
-                    f"'{file}' has the name of the shipped config '{primary / rel}', which Hydra reads first, so "
-                    f"yours would be ignored; fix: rename yours (the file and where your experiment's defaults name "
-                    f"it)" + ("; to change a shipped model, override it in your experiment (models.<key>.grid: ...)"
-                              if group == "model" else ""))
-
-
 def apply_grid_overrides(cfg: dict, overrides) -> dict:
     """Under ``profile=quick`` a model's ``quick:`` axes replace its ``grid:`` axes; a command-line override of
     such a grid axis (``'models.lssvm.grid.C=[1.0,5.0]'``) would then be dropped without a word. Apply it to the
@@ -438,11 +415,12 @@ def apply_grid_overrides(cfg: dict, overrides) -> dict:
 
 def build_spec(cfg: dict, config_dirs=None) -> ExperimentSpec:
     """Validate a plain-dict config (``OmegaConf.to_container(cfg, resolve=True)``). ``config_dirs``: the
-    config folders whose dataset cards define datasets (the repo's conf/ and a user's ``--config-dir``)."""
+    config folders whose dataset cards define datasets (a user's ``--config-dir``, the engine's and the benchmarks'
+    conf/: :mod:`randml_core.searchpath`)."""
     from .data import get_spec, list_datasets, UnknownDatasetError
     if config_dirs:
-        check_no_shadowing(config_dirs)
-        _importable(config_dirs)
+        from .paths import user_config_dirs
+        _importable(user_config_dirs(config_dirs))  # a user's --config-dir; the shipped dirs hold no module
         from .data.cards import CardError, datasets_of, register_cards
         try:
             register_cards(config_dirs, needed=datasets_of(cfg))  # a bad card of another experiment: a warning
@@ -452,7 +430,7 @@ def build_spec(cfg: dict, config_dirs=None) -> ExperimentSpec:
     check_runtime(cfg)
     exp = cfg.get("experiment")
     if not exp:
-        raise ConfigError("no experiment selected: pass experiment=<name> (see conf/experiment/)")
+        raise ConfigError("no experiment selected: pass experiment=<name> (`randml --help` lists them)")
     name = _require(exp, "name", "experiment.", str)
     _check_name(name)
     if exp.get("store") is not None:

@@ -7,7 +7,9 @@ what               environment variable          default
 result store       ``RANDML_STORE``              ``./results/store`` of the working directory
 tables, figures    (``results_dir=``)            ``./results`` of the working directory
 run logs           (``hydra.run.dir=``)          ``./results/logs/<date>/<time>``
-primary configs    ``RANDML_CONF``               the ``conf/`` shipped beside the package
+engine configs     ``RANDML_CONF``               the ``conf/`` shipped beside the package (a benchmark's
+                                                 configs: its package's ``conf/``; a user's: ``--config-dir``,
+                                                 first in Hydra's search path, randml_core/searchpath.py)
 data cache         ``RANDML_DATA_CACHE``         ``datasets/cache`` of a source checkout, else the
                                                  per-user cache dir (``platformdirs``) ``/data``
 checks memo        ``RANDML_CHECKS_CACHE``       ``.cache/checks`` of a source checkout, else the
@@ -94,3 +96,31 @@ def checks_cache() -> Path:
         return Path(env)
     root = source_checkout()
     return root / ".cache" / "checks" if root is not None else _user_cache() / "checks"
+
+
+# --------------------------------------------------------------------------- config dirs (Hydra's search path)
+
+
+def benchmark_conf_dirs() -> list[Path]:
+    """The ``conf/`` folder of each installed benchmark package that has one (found without importing it)."""
+    from . import plugins
+    out: list[Path] = []
+    for _, package in plugins.packages():
+        for folder in plugins.folders(package):
+            conf = (Path(folder) / "conf").resolve()
+            if conf.is_dir() and conf not in out:
+                out.append(conf)
+    return out
+
+
+def shipped_config_dirs() -> list[Path]:
+    """The engine's ``conf/`` (``$RANDML_CONF`` if set), then each benchmark's: every config not of a user."""
+    out = [conf_dir()]
+    out += [d for d in benchmark_conf_dirs() if d not in out]
+    return out
+
+
+def user_config_dirs(dirs) -> list[Path]:
+    """``dirs`` (a composition's file config dirs) without the shipped ones: the user's ``--config-dir``."""
+    shipped = set(shipped_config_dirs())
+    return [Path(d) for d in dirs if Path(d).resolve() not in shipped]

@@ -11,8 +11,9 @@ optional and found by its file name:
                             ``randml_core.data.registry.register_table(specs, __name__)``, which keeps the
                             benchmark's place in listings; one spec: :func:`randml_core.data.register`;
                             generators a card may name: ``register_generator``)
-``conf/``                   Hydra config groups (``experiment/``, ``model/``, ``dataset/`` cards): pass it as
-                            ``--config-dir`` (the papers' experiments live in the engine's ``conf/`` today)
+``conf/``                   Hydra config groups (``experiment/``, ``model/``, ``dataset/`` cards): an installed
+                            benchmark's are on Hydra's search path after the engine's ``conf/``
+                            (:mod:`randml_core.searchpath`); a user's folder is passed as ``--config-dir``
 report modules              named by an experiment's ``report:`` key (default: the generic report)
 ``published.csv``           the paper's numbers, printed beside ours by its report
 ``<name>.mk``, ``tests/``   its make targets and its tests

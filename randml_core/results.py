@@ -58,8 +58,10 @@ def conf_dir() -> Path:
 
 
 def experiments(config_dir: str | os.PathLike | None = None) -> list[str]:
-    """The experiment names defined in ``conf/experiment/*.yaml`` (and in ``config_dir``'s, a user's own)."""
-    dirs = [conf_dir()] + ([Path(config_dir)] if config_dir is not None else [])
+    """The experiment names of the engine's and every installed benchmark's ``conf/experiment/*.yaml`` (and of
+    ``config_dir``'s, a user's own)."""
+    from .paths import shipped_config_dirs
+    dirs = ([Path(config_dir)] if config_dir is not None else []) + shipped_config_dirs()
     return sorted({p.stem for d in dirs for p in (d / "experiment").glob("*.yaml")})
 
 
@@ -71,8 +73,9 @@ def store_root(store_dir: str | os.PathLike | None = None) -> Path:
 
 def compose_spec(experiment: str, overrides=(), config_dir: str | os.PathLike | None = None):
     """The validated :class:`~randml_core.config.ExperimentSpec` of ``experiment`` as composed from
-    ``conf/`` with Hydra ``overrides`` (e.g. ``["profile=quick", "protocol.repeats=3"]``); ``config_dir``
-    adds a user's own config folder (experiment/, model/, dataset/), like ``randml --config-dir``."""
+    the shipped configs with Hydra ``overrides`` (e.g. ``["profile=quick", "protocol.repeats=3"]``); ``config_dir``
+    adds a user's own config folder (experiment/, model/, dataset/), like ``randml --config-dir``: the primary
+    config dir, whose configs take precedence (:mod:`randml_core.searchpath`)."""
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
     from omegaconf import OmegaConf
@@ -82,7 +85,6 @@ def compose_spec(experiment: str, overrides=(), config_dir: str | os.PathLike | 
         raise TypeError(f"overrides must be a list of Hydra overrides, got the string {overrides!r}; "
                         f"write overrides=[{overrides!r}]")
     _check_known(experiment, config_dir)
-    extra = [f"hydra.searchpath=[file://{Path(config_dir).resolve()}]"] if config_dir is not None else []
     gh = GlobalHydra.instance()
     outer = gh.hydra if gh.is_initialized() else None  # called inside a Hydra app: compose beside it
     gh.clear()
@@ -90,15 +92,18 @@ def compose_spec(experiment: str, overrides=(), config_dir: str | os.PathLike | 
         with warnings.catch_warnings():
             # hydra-core 1.4 (constraints.txt) deprecates version_base; "1.3" keeps the configs' behaviour
             warnings.filterwarnings("ignore", message="The version_base parameter is deprecated")
-            initialize = initialize_config_dir(config_dir=str(conf_dir()), version_base="1.3")
+            primary = Path(config_dir).resolve() if config_dir is not None else conf_dir()
+            initialize = initialize_config_dir(config_dir=str(primary), version_base="1.3")
         with initialize:
-            cfg = compose(config_name="config", overrides=[*extra, f"experiment={experiment}", *overrides])
+            cfg = compose(config_name="config", overrides=[f"experiment={experiment}", *overrides])
+            # the file config dirs in search order: the primary, the engine's conf/, the benchmarks'
+            dirs = [Path(src.path).resolve() for src in GlobalHydra.instance().config_loader().get_sources()
+                    if src.scheme() == "file" and src.path]
     finally:
         if outer is not None:
             GlobalHydra.instance().clear()
             GlobalHydra.instance().initialize(outer)
-    return build_spec(OmegaConf.to_container(cfg, resolve=True),
-                      config_dirs=[conf_dir()] + ([Path(config_dir)] if config_dir is not None else []))
+    return build_spec(OmegaConf.to_container(cfg, resolve=True), config_dirs=dirs)
 
 
 PLANNED_COLUMNS = ["key", "dataset", "model", "params_json", "repeat", "fold", "inner_fold"]
@@ -216,7 +221,7 @@ def load(experiment: str, *, store_dir: str | os.PathLike | None = None, overrid
          config_dir: str | os.PathLike | None = None, **filters) -> pd.DataFrame:
     """Stored rows of ``experiment``, one per cell, as the report tables see them.
 
-    Default: outer folds, status ``ok``, cells of the current config (``conf/experiment/<name>.yaml``
+    Default: outer folds, status ``ok``, cells of the current config (``experiment/<name>.yaml`` of a config dir
     with Hydra ``overrides``). ``include_inner=True`` adds the nested inner-fold rows (needed by
     ``best(..., rule="nested")``), ``include_failed=True`` the failed and skipped rows,
     ``all_configs=True`` every stored row of the experiment's store, whatever config made it
@@ -264,7 +269,7 @@ def load(experiment: str, *, store_dir: str | os.PathLike | None = None, overrid
             n_stored = len(store.read(columns=["key"], ordered=False))
             raise ResultsError(
                 f"{store.dir} holds {n_stored} rows, but none belongs to the current config of {experiment!r} "
-                f"(conf/experiment/{experiment}.yaml with overrides {list(overrides)}, {n_planned} planned cells). "
+                f"(experiment/{experiment}.yaml with overrides {list(overrides)}, {n_planned} planned cells). "
                 "Pass the overrides the run used (e.g. overrides=['profile=quick']), or all_configs=True "
                 "for every stored row.")
         planned = planned_cells(plan)
@@ -560,7 +565,7 @@ def _check_known(experiment: str, config_dir=None) -> None:
     known = experiments(config_dir)
     if experiment not in known:
         raise ResultsError(f"unknown experiment {experiment!r}; {did_you_mean(experiment, known)}"
-                           f"known experiments (conf/experiment/*.yaml): {', '.join(known)}")
+                           f"known experiments (experiment/*.yaml of each config dir): {', '.join(known)}")
 
 
 def _filter(frame: pd.DataFrame, col: str, value, experiment: str) -> pd.DataFrame:

@@ -35,7 +35,7 @@ INNER = 2  # eem_table4's inner folds
 
 def grid_size(family: str) -> int:
     import yaml
-    grid = yaml.safe_load((REPO / "conf" / "model" / f"{family}.yaml").read_text())["grid"]
+    grid = yaml.safe_load((REPO / "experiments" / "eem" / "conf" / "model" / f"{family}.yaml").read_text())["grid"]
     return math.prod(len(v) for v in grid.values())
 
 

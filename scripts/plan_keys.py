@@ -28,8 +28,9 @@ def main(argv=None) -> int:
     from randml_core.data.sources import no_downloads
     from randml_core.runner import make_plan
 
+    from randml_core.paths import shipped_config_dirs
     conf = ROOT / "conf"
-    names = args.only or sorted(p.stem for p in (conf / "experiment").glob("*.yaml"))
+    names = args.only or sorted({p.stem for d in shipped_config_dirs() for p in (d / "experiment").glob("*.yaml")})
     warnings.simplefilter("ignore")
     for name in names:
         with initialize_config_dir(config_dir=str(conf), version_base="1.3"):

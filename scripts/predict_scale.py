@@ -101,7 +101,9 @@ def main(argv=None) -> int:
         if not (exp and ds and secs):
             ap.error(f"--assume {a!r}: use NAME:DATASET=SECONDS, e.g. elmboost:mnist=2100")
         assumed.setdefault(exp, {})[ds] = float(secs)
-    names = args.only or sorted(p.stem for p in (ROOT / "conf" / "experiment").glob("*.yaml") if p.stem not in SKIP)
+    from randml_core.paths import shipped_config_dirs
+    names = args.only or sorted({p.stem for d in shipped_config_dirs() for p in (d / "experiment").glob("*.yaml")
+                                 if p.stem not in SKIP})
     warnings.simplefilter("ignore")
     rows = []
     jobs = [(n, None) for n in names] + [(k, int(v)) for k, v in (r.split("=", 1) for r in args.repeats)]

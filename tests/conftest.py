@@ -20,6 +20,16 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 
+
+def shipped(rel: str) -> Path:
+    """The shipped config file ``rel`` (``"experiment/smoke.yaml"``) from the first shipped config dir that has it:
+    the engine's conf/ or a benchmark's (randml_core/searchpath.py)."""
+    from randml_core.paths import shipped_config_dirs
+    for d in shipped_config_dirs():
+        if (d / rel).is_file():
+            return d / rel
+    raise FileNotFoundError(f"no shipped config {rel}")
+
 try:  # urllib3 probes IPv6 with a socket at import; let it do so before sockets are blocked
     import urllib3.util.connection  # noqa: F401
 except ImportError:  # pragma: no cover

@@ -26,6 +26,8 @@ import pytest
 from randml_core import artefacts
 from randml_core.artefacts import ArtefactSet, atomic_write, deferred_signals, recover
 
+from .conftest import shipped
+
 REPO = Path(__file__).resolve().parent.parent
 OVERRIDES = ["experiment=smoke", "dataset=synthetic-binary", "n_jobs=1",
              "experiment.report=[randml_papers.eem.table4,randml_papers.eem.fig3]"]
@@ -427,7 +429,7 @@ def test_a_smoke_experiment_never_writes_into_the_committed_folders(tmp_path):
     # pri_quick, elmboost_quick and leaderboard_quick are their experiments' own configs, with
     # profile=paper in the Makefile; before `snapshot: false` their files landed untracked in results/
     for name in ("pri_quick", "elmboost_quick", "leaderboard_quick"):
-        assert "snapshot: false" in (REPO / "conf" / "experiment" / f"{name}.yaml").read_text(), name
+        assert "snapshot: false" in shipped(f"experiment/{name}.yaml").read_text(), name
     res = tmp_path / "res"
     out = subprocess.run([sys.executable, "-m", "randml_core.cli", "report", "experiment=pri_quick", "profile=paper",
                           f"store_dir={tmp_path}/store", f"results_dir={res}", f"hydra.run.dir={tmp_path}/logs"],

@@ -144,26 +144,29 @@ def test_a_mix_of_regression_and_classification_sets_gets_one_table_per_task(tmp
     unregister("line")  # load(config_dir=...) registered the card in this process
 
 
-def test_a_users_config_named_like_a_shipped_one_is_an_error_not_ignored(tmp_path, cli_env):
-    """Hydra searches the shipped conf/ first: a user's model/logreg.yaml would silently lose to the shipped
-    conf/model/logreg.yaml (the README example did, until it was renamed). Exit 2 naming both files."""
-    from randml_core.config import ConfigError, check_no_shadowing
+def test_a_users_config_named_like_a_shipped_one_takes_precedence(tmp_path, cli_env):
+    """A user's --config-dir is Hydra's primary dir (randml_core/searchpath.py): their model/logreg.yaml and
+    experiment/smoke.yaml replace the shipped ones of those names, so no user has to know the shipped names.
+    Without the user's file the shipped one is used."""
     conf = tmp_path / "conf"
     shutil.copytree(REPO / "examples" / "byo", conf)
-    check_no_shadowing([REPO / "conf", conf])  # the README example: no clash
-    (conf / "model" / "logreg.yaml").write_text((conf / "model" / "logistic.yaml").read_text())
-    with pytest.raises(ConfigError, match=r"model/logreg.yaml' has the name of the shipped config .*conf/model/"
-                                          r"logreg.yaml'.*models.<key>.grid"):
-        check_no_shadowing([REPO / "conf", conf])
-    exp = (conf / "experiment" / "mine.yaml").read_text()
-    (conf / "experiment" / "mine.yaml").write_text(exp.replace("models.logistic: logistic", "models.logreg: logreg"))
-    plan = _randml(["plan", "--config-dir", str(conf), "experiment=mine", f"store_dir={tmp_path}/store",
-                    f"hydra.run.dir={tmp_path}/logs"], tmp_path, cli_env)
-    assert plan.returncode == 2 and "has the name of the shipped config" in plan.stderr, plan.stderr[-2000:]
-    (conf / "model" / "logreg.yaml").unlink()
-    (conf / "experiment" / "smoke.yaml").write_text(exp)  # an experiment too
-    with pytest.raises(ConfigError, match="experiment/smoke.yaml' has the name of the shipped config"):
-        check_no_shadowing([REPO / "conf", conf])
+    mine = (conf / "model" / "logistic.yaml").read_text()
+    assert "Mine-LR" not in mine
+    (conf / "model" / "logreg.yaml").write_text(mine.replace("LogReg", "Mine-LR"))
+    exp = (conf / "experiment" / "mine.yaml").read_text().replace("models.logistic: logistic", "models.logreg: logreg")
+    (conf / "experiment" / "mine.yaml").write_text(exp)
+    common = [f"store_dir={tmp_path}/store", "dataset=heart"]
+    plan = _randml(["plan", "--config-dir", str(conf), "experiment=mine", *common], tmp_path, cli_env)
+    assert plan.returncode == 0 and "Mine-LR" in plan.stdout, plan.stdout[-2000:] + plan.stderr[-2000:]
+    (conf / "model" / "logreg.yaml").unlink()  # now the shipped conf/model/logreg.yaml
+    plan = _randml(["plan", "--config-dir", str(conf), "experiment=mine", *common], tmp_path, cli_env)
+    assert plan.returncode == 0 and "Mine-LR" not in plan.stdout and "LogReg" in plan.stdout, plan.stderr[-2000:]
+    # an experiment named like a shipped one (experiments/eem/conf/experiment/smoke.yaml): the user's is planned
+    (conf / "experiment" / "smoke.yaml").write_text(exp.replace("name: mine", "name: smoke"))
+    plan = _randml(["plan", "--config-dir", str(conf), "experiment=smoke", *common], tmp_path, cli_env)
+    assert plan.returncode == 0 and "LogReg" in plan.stdout and "WELM" not in plan.stdout, plan.stderr[-2000:]
+    shipped = _randml(["plan", "experiment=smoke", *common], tmp_path, cli_env)
+    assert shipped.returncode == 0 and "WELM" in shipped.stdout, shipped.stderr[-2000:]
 
 
 def test_target_models_build_under_hydras_execution_whitelist():

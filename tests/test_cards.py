@@ -21,13 +21,15 @@ import pytest
 from randml_core.data import (DatasetMismatchWarning, get_spec, hash_arrays, list_datasets, load_dataset,
                               unregister)
 from randml_core.data.cards import CardError, config_dirs, hydra_config_dirs, register_cards
-from randml_core.data.cards_generated import GENERATED_MARK, card_drift, generated_cards
+from randml_core.data.cards_generated import GENERATED_MARK, card_dirs, card_drift, generated_cards
 from randml_core.data.catalog import catalog_frame
 from randml_core.data.registry import python_specs
+from randml_core.paths import shipped_config_dirs
 from tests.test_data import ref_hash, write_reference_cache
 
 ROOT = Path(__file__).resolve().parents[1]
 CONF = ROOT / "conf"
+SHIPPED_CARDS = {p.stem: p for d in reversed(shipped_config_dirs()) for p in (d / "dataset").glob("*.yaml")}
 
 
 # --------------------------------------------------------------------------- helpers
@@ -361,7 +363,7 @@ def test_every_registered_dataset_has_a_card_that_composes(compose):
     from hydra import compose as hcompose, initialize_config_dir
     from omegaconf import OmegaConf
 
-    cards = {p.stem for p in (CONF / "dataset").glob("*.yaml")}
+    cards = set(SHIPPED_CARDS)
     assert set(list_datasets()) <= cards, f"no card: {sorted(set(list_datasets()) - cards)}; run scripts/cards.py"
     assert compose("experiment=smoke", "dataset=srbct", raw=True)["dataset"]["name"] == "srbct"  # the fixture's way
     with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
@@ -378,7 +380,7 @@ def test_hydra_config_dirs_find_a_user_dir_and_its_card_registers(csv_conf, comp
     with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
         cfg = hcompose(config_name="config", return_hydra_config=True,
                        overrides=[f"hydra.searchpath=[file://{csv_conf}]", "experiment=smoke", "dataset=tumours"])
-    assert hydra_config_dirs(cfg.hydra) == [CONF.resolve(), csv_conf.resolve()]
+    assert hydra_config_dirs(cfg.hydra) == [*shipped_config_dirs(), csv_conf.resolve()]  # searchpath: appended
     assert cfg.dataset.name == "tumours" and cfg.dataset.source.kind == "csv"
     assert register_cards(hydra_config_dirs(cfg.hydra)) == ["tumours"]
     assert load_dataset(cfg.dataset.name).n_samples == 60
@@ -403,7 +405,9 @@ main()
                          timeout=300, cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     out = dict(line.split(" ", 1) for line in res.stdout.splitlines() if " " in line)
-    assert out["DIRS"] == f"{CONF.resolve()} {csv_conf.resolve()}" and out["REGISTERED"] == "tumours"
+    # Hydra's order: the primary dir, the benchmarks' (randml_core/searchpath.py), then a plain Hydra app's --config-dir
+    assert out["DIRS"] == " ".join(map(str, [*shipped_config_dirs(), csv_conf.resolve()]))
+    assert out["REGISTERED"] == "tumours"
     assert out["HASH"] == load_dataset_from(csv_conf).data_hash
 
 
@@ -411,12 +415,15 @@ main()
 
 
 def test_committed_cards_are_exactly_what_scripts_cards_writes():
-    drift = card_drift(CONF / "dataset")
-    assert drift == {"missing": [], "stale": [], "changed": []}, (
-        f"conf/dataset differs from the Python registry: {drift}; fix: run `.venv/bin/python scripts/cards.py` "
-        "and commit conf/dataset/")
+    dirs = card_dirs()
+    assert set(dirs) == {"randml_papers.eem", "randml_papers.elmboost", "randml_papers.memd", "randml_papers.slm"}
+    for package, folder in dirs.items():
+        drift = card_drift(folder, package)
+        assert drift == {"missing": [], "stale": [], "changed": []}, (
+            f"{folder} differs from the Python registry: {drift}; fix: run `.venv/bin/python scripts/cards.py` "
+            f"and commit {folder}")
     names = {s.name for s in python_specs()}
-    generated = {p.stem for p in (CONF / "dataset").glob("*.yaml") if p.read_text().startswith(GENERATED_MARK)}
+    generated = {n for n, p in SHIPPED_CARDS.items() if p.read_text().startswith(GENERATED_MARK)}
     assert generated == names and len(names) >= 80
     assert register_cards(config_dirs()) == [n for n in list_datasets() if get_spec(n).card is not None]
 
@@ -425,7 +432,7 @@ def test_generated_card_round_trips_the_spec_through_hydras_yaml():
     from omegaconf import OmegaConf
 
     for spec in python_specs():
-        card = OmegaConf.to_container(OmegaConf.load(CONF / "dataset" / f"{spec.name}.yaml"), resolve=True)
+        card = OmegaConf.to_container(OmegaConf.load(SHIPPED_CARDS[spec.name]), resolve=True)
         assert (card["name"], card["task"], tuple(card["papers"])) == (spec.name, spec.task, spec.papers)
         assert (card["notes"], card["citation"], card["licence"]) == (spec.notes, spec.citation, spec.licence)
         assert card.get("expected", {}) == dict(spec.expected) and card.get("group", "") == spec.group

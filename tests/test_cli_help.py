@@ -13,11 +13,17 @@ import pytest
 from randml_core import cli
 from randml_core.data.cards import CardError, CardWarning, config_dirs, register_cards
 from randml_core.data.registry import unregister
+from randml_core.paths import shipped_config_dirs
 from randml_core.results import best
 
 from .conftest import REPO
 
-CONF = REPO / "conf"
+
+SHIPPED = shipped_config_dirs()  # the engine's conf/ and each benchmark's (randml_core/searchpath.py)
+
+
+def _names(group: str) -> list[str]:
+    return sorted({p.stem for d in SHIPPED for p in (d / group).glob("*.yaml")})
 COMMON_KEYS = ("experiment=", "dataset=", "model=", "profile=", "protocol.", "n_jobs=", "store_dir=", "results_dir=",
                "--config-dir")
 OWN_KEYS = {"run": ("retry_failed=", "-m"), "plan": ("workers=",), "status": ("--failed",), "report": ("report.metrics",),
@@ -104,14 +110,14 @@ def bash_script(tmp_path_factory):
 
 def test_bash_completion_completes_subcommands_keys_and_config_names(bash_script, tmp_path):
     eem_t = ["eem_table1", "eem_table4", "eem_table4_r10", "eem_table4_unbalanced", "eem_table6"]
-    assert sorted(p.stem for p in (CONF / "experiment").glob("eem_t*.yaml")) == eem_t  # the hand list is conf's
+    assert [n for n in _names("experiment") if n.startswith("eem_t")] == eem_t  # the hand list is the configs'
     # bash splits `experiment=eem_t` at '=' (COMP_WORDBREAKS): the value is completed on its own
     assert _complete(bash_script, ["randml", "run", "experiment", "=", "eem_t"], 4, tmp_path) == eem_t
     # a shell that keeps the word whole gets whole words back
     assert _complete(bash_script, ["randml", "plan", "experiment=eem_table4_"], 2, tmp_path) == [
         "experiment=eem_table4_r10", "experiment=eem_table4_unbalanced"]
     models = _complete(bash_script, ["randml", "run", "model", "="], 3, tmp_path)
-    assert models == sorted(p.stem for p in (CONF / "model").glob("*.yaml")) and "slm_dt_reg" in models
+    assert sorted(models) == _names("model") and "slm_dt_reg" in models and "logreg" in models  # a paper's, the engine's
     assert _complete(bash_script, ["randml", "run", "dataset", "=", "hea"], 4, tmp_path) == ["heart"]
     assert _complete(bash_script, ["randml", "run", "profile", "=", ""], 4, tmp_path) == ["paper", "quick"]
     assert _complete(bash_script, ["randml", "pl"], 1, tmp_path) == ["plan"]
@@ -169,15 +175,15 @@ def test_typo_check_reads_config_dirs_and_sweeps_and_leaves_valid_values(tmp_pat
     from randml_core.cli_help import unknown_group_choice
     (tmp_path / "experiment").mkdir()
     (tmp_path / "experiment" / "mine.yaml").write_text("experiment: {name: mine}\n")
-    assert unknown_group_choice(["--config-dir", str(tmp_path), "experiment=mine"], CONF) is None
-    assert unknown_group_choice(["experiment=mine"], CONF).startswith("unknown experiment 'mine'")
-    assert "did you mean 'mine'?" in unknown_group_choice([f"--config-dir={tmp_path}", "experiment=mien"], CONF)
+    assert unknown_group_choice(["--config-dir", str(tmp_path), "experiment=mine"], SHIPPED) is None
+    assert unknown_group_choice(["experiment=mine"], SHIPPED).startswith("unknown experiment 'mine'")
+    assert "did you mean 'mine'?" in unknown_group_choice([f"--config-dir={tmp_path}", "experiment=mien"], SHIPPED)
     assert "unknown dataset 'sonarr'; did you mean 'sonar'?" in unknown_group_choice(
-        ["-m", "experiment=smoke", "dataset=heart,sonarr"], CONF)
+        ["-m", "experiment=smoke", "dataset=heart,sonarr"], SHIPPED)
     for ok in (["experiment=smoke", "dataset=null", "model=eem", "profile=quick", "protocol=holdout60"],
                ["experiment=smoke", "dataset=glob(h*)"], ["+experiment=smoke", "models.eem.grid.n_hidden=[5]"]):
-        assert unknown_group_choice(ok, CONF) is None, ok
-    assert unknown_group_choice(["experiment=nothing_like_it_at_all"], CONF) == (
+        assert unknown_group_choice(ok, SHIPPED) is None, ok
+    assert unknown_group_choice(["experiment=nothing_like_it_at_all"], SHIPPED) == (
         "unknown experiment 'nothing_like_it_at_all'; (`randml --help` lists them)")
 
 
@@ -192,7 +198,7 @@ def test_model_list_names_family_tasks_and_grid_size(monkeypatch, capsys):
     # conf/model/logreg.yaml: the _target_, a classifier of both kinds, one variant, C over 5 values
     assert rows["logreg"][1:] == ["sklearn.linear_model.LogisticRegression", "binary,multiclass", "1", "5"]
     assert rows["eem"][1:] == ["eem", "binary", "3", "5"]  # binary only: EEM-sig/nsig/rbf, n_hidden x 5
-    assert len(rows) == len(list((CONF / "model").glob("*.yaml")))
+    assert len(rows) == len(_names("model"))
     regression = out.split("regression: ", 1)[1].split(" (", 1)[0].split(", ")
     assert "slm_dt_reg" in regression and "slm_xgb_reg" in regression and "logreg" not in regression
 

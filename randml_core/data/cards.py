@@ -341,14 +341,17 @@ def card_spec(path) -> DatasetSpec | None:
 
 
 def primary_config_dir() -> Path:
-    """The repository's config dir: ``$RANDML_CONF`` if set (as ``randml`` reads it), else ``<repo>/conf``."""
+    """The engine's config dir: ``$RANDML_CONF`` if set (as ``randml`` reads it), else ``<repo>/conf``."""
     from ..paths import conf_dir
     return conf_dir()
 
 
 def config_dirs(extra=()) -> list[Path]:
-    """The primary config dir, then each ``extra`` dir (a user's ``--config-dir``), resolved, without repeats."""
-    dirs = [primary_config_dir()]
+    """Each ``extra`` dir (a user's ``--config-dir``, first: it takes precedence), then the shipped config dirs
+    (the engine's and every installed benchmark's ``conf/``, :mod:`randml_core.searchpath`), resolved, without
+    repeats."""
+    from ..paths import shipped_config_dirs
+    dirs: list[Path] = []
     for d in extra or ():
         p = Path(d).expanduser().resolve()
         if not p.is_dir():
@@ -356,7 +359,7 @@ def config_dirs(extra=()) -> list[Path]:
                             "holds dataset/<name>.yaml")
         if p not in dirs:
             dirs.append(p)
-    return dirs
+    return dirs + [d for d in shipped_config_dirs() if d not in dirs]
 
 
 def hydra_config_dirs(hydra_cfg=None) -> list[Path]:
@@ -456,9 +459,10 @@ def _checked_card(file: Path, seen: dict[str, Path], check_generated: bool) -> D
 
 
 def register_shipped_cards() -> list[str]:
-    """Register the card datasets of the primary config dir (run once by :func:`~.registry.ensure_loaded`,
+    """Register the card datasets of the shipped config dirs (run once by :func:`~.registry.ensure_loaded`,
     after the benchmarks' Python tables, before the first lookup)."""
-    return register_cards([primary_config_dir()], check_generated=False, on_error="warn")
+    from ..paths import shipped_config_dirs
+    return register_cards(shipped_config_dirs(), check_generated=False, on_error="warn")
 
 
 AFTER_LOAD.append(register_shipped_cards)

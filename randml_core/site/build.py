@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..paths import shipped_config_dirs
 from ..provenance import REPO_ROOT
 from ..results import make_target
 from . import assets, heatmap
@@ -37,7 +38,13 @@ class Site:
         self.own = benchmarks is not None
         self.papers = list(benchmarks) if self.own else PAPERS
         self.arts = {p.key: artefacts(p, self.results) for p in self.papers}
-        self.experiments = [e for d in [self.repo / "conf", *map(Path, config_dirs)] for e in experiments(d)]
+        #: every experiment config by name, as Hydra finds it: a user's config dir first, then the shipped ones
+        self.shipped = shipped_config_dirs()
+        found: dict[str, object] = {}
+        for d in [*map(Path, config_dirs), *self.shipped]:
+            for e in experiments(d):
+                found.setdefault(e.name, e)
+        self.experiments = sorted(found.values(), key=lambda e: e.name)
         self.leaderboard = leaderboard_artefacts(self.results)
         self.heatmaps: dict[str, bytes] = {}  # file name in HEATMAPS -> PNG, filled while the pages are made
 
@@ -218,7 +225,7 @@ relative links: no server, no network. Click a table header to sort.</div></foot
     def config_dir_arg(self, e) -> str:
         """`` --config-dir DIR`` for an experiment from a user's config dir (relative to the working directory)."""
         d = e.config.resolve().parent.parent
-        if d == (self.repo / "conf").resolve():
+        if d in self.shipped:
             return ""
         try:
             return f" --config-dir {os.path.relpath(d)}"
