@@ -17,14 +17,15 @@ ARGS     ?=
 RUN_OPTS := profile=$(PROFILE) n_jobs=$(JOBS) $(if $(REPEATS),protocol.repeats=$(REPEATS)) $(if $(INNER),protocol.inner_splits=$(INNER)) $(ARGS)
 
 EXP ?= eem_table4
-.PHONY: leaderboard leaderboard-full stats compare bench-startup bench-eem bench-pri bench-eem-scaling all venv table4 table4-r10 table4-unbalanced table5 table1 table3 table6 fig3 eem pri pri-quick test lint report bench status data clean
+.PHONY: leaderboard leaderboard-full stats compare bench-startup bench-eem bench-pri bench-eem-scaling all venv test lint report bench status data clean
 
 all: table4
 
-# Each paper's targets live in mk/<paper>.mk (they may add offline data wheels to DATA_PKGS).
-include $(wildcard mk/*.mk)
+# Each paper's targets live in its folder, experiments/<paper>/<paper>.mk (they may add offline data wheels to
+# DATA_PKGS); mk/ holds the engine's own fragments (site, cluster).
+include $(wildcard mk/*.mk experiments/*/*.mk)
 
-$(STAMP): pyproject.toml constraints.txt Makefile $(wildcard mk/*.mk)
+$(STAMP): pyproject.toml constraints.txt Makefile $(wildcard mk/*.mk experiments/*/*.mk)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev]'
@@ -43,44 +44,6 @@ define experiment
 	$(RANDML) report experiment=$(1) $(RUN_OPTS)
 endef
 
-table4: $(STAMP)
-	$(call experiment,eem_table4)
-
-# Table 4 with 10 x 10-fold CV (the paper's "repeated tenfold" CV; 10 repeats is our choice), paper's
-# selection rule, beside the 1-repeat default: results/tables/eem_table4_r10.*. Shares table4's store.
-table4-r10: $(STAMP)
-	$(call experiment,eem_table4_r10)
-
-# The other EEM artefacts. Table 6 reuses Table 4's cells (same store); the others have their own.
-table1: $(STAMP)
-	$(call experiment,eem_table1)
-
-table3: $(STAMP)
-	$(PY) -m randml_papers.eem.table3
-
-# The 14 unbalanced sets (offline copies and substitutes; originals after `make data`). About 2.7 h on
-# 2 cores offline (README lists each set). Its report also writes Table 5 (times at the selected settings).
-table4-unbalanced: $(STAMP)
-	$(call experiment,eem_table4_unbalanced)
-
-table5: table4-unbalanced
-
-table6: $(STAMP)
-	$(call experiment,eem_table6)
-
-fig3: $(STAMP)
-	$(call experiment,eem_fig3)
-
-eem: table3 table4 table6 table1 fig3 table4-unbalanced
-	$(PY) -m randml_papers.eem.summary
-
-# PRI-SMO Figures 1-2 and report (hours: N up to 50 000 x 15 settings x 5 repeats); pri-quick: < 1 min.
-pri: $(STAMP)
-	$(call experiment,pri_sweep)
-
-pri-quick: $(STAMP)
-	$(call experiment,pri_quick)
-
 # Statistics over datasets (ranks, Friedman, Nemenyi CD diagram, Wilcoxon-Holm, Bayesian) for every paper table
 # with several datasets, from the committed table CSVs: results/tables/<table>_stats.md, figures/<table>_cd.*
 stats: $(STAMP)
@@ -91,10 +54,10 @@ compare: $(STAMP)
 	$(RANDML) compare experiment=$(EXP) $(ARGS)
 
 status: $(STAMP)
-	$(RANDML) status experiment=eem_table4 $(RUN_OPTS)
+	$(RANDML) status experiment=$(EXP) $(RUN_OPTS)
 
 report: $(STAMP)
-	$(RANDML) report experiment=eem_table4 $(RUN_OPTS)
+	$(RANDML) report experiment=$(EXP) $(RUN_OPTS)
 
 # the suite on TEST_WORKERS processes (pytest-xdist; every test is independent of the others' order and
 # files). TEST_WORKERS=0 runs it in this one process.

@@ -547,9 +547,12 @@ def trace(experiment: str, *, store_dir: str | os.PathLike | None = None, overri
 
 
 def make_target(experiment: str) -> str | None:
-    """The make target whose recipe runs ``experiment`` (from the Makefile and mk/*.mk), if any."""
+    """The make target whose recipe runs ``experiment`` (from the Makefile, mk/*.mk and each installed benchmark's
+    make fragment, ``<package folder>/*.mk``), if any."""
+    from . import plugins
     pattern = re.compile(r"experiment[,=]" + re.escape(experiment) + r"(?![\w-])")
-    for path in [REPO_ROOT / "Makefile", *sorted((REPO_ROOT / "mk").glob("*.mk"))]:
+    own = [p for folder in plugins.sources() for p in sorted(Path(folder).glob("*.mk"))]
+    for path in [*own, REPO_ROOT / "Makefile", *sorted((REPO_ROOT / "mk").glob("*.mk"))]:
         target = None
         for line in path.read_text().splitlines() if path.exists() else []:
             head = re.match(r"^([A-Za-z0-9_.-]+):", line)

@@ -26,7 +26,7 @@ import pytest
 from randml_core import artefacts
 from randml_core.artefacts import ArtefactSet, atomic_write, deferred_signals, recover
 
-from .conftest import shipped
+from conftest import shipped
 
 REPO = Path(__file__).resolve().parent.parent
 OVERRIDES = ["experiment=smoke", "dataset=synthetic-binary", "n_jobs=1",

@@ -12,7 +12,7 @@ import pytest
 from randml_core.data import hash_arrays
 from randml_core.results import best, load
 
-from .conftest import REPO
+from conftest import REPO
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from randml_core.data.registry import unregister
 from randml_core.paths import shipped_config_dirs
 from randml_core.results import best
 
-from .conftest import REPO
+from conftest import REPO
 
 
 SHIPPED = shipped_config_dirs()  # the engine's conf/ and each benchmark's (randml_core/searchpath.py)
@@ -209,7 +209,7 @@ def test_dataset_list_gives_task_source_and_whether_a_download_is_needed(monkeyp
     rows = {line.split()[0]: line.split() for line in out.splitlines()[1:] if line and not line[0].isdigit()}
     assert rows["heart"][1:4] == ["binary", "offline-package", "offline"]
     assert rows["friedman1"][1:4] == ["regression", "synthetic", "offline"]
-    # online only, and the suite's cache is empty (tests/conftest.py)
+    # online only, and the suite's cache is empty (conftest.py)
     assert rows["arrhythmia"][1:5] == ["binary", "zenodo", "needs", "download"]
     assert "randml model list" in out
 

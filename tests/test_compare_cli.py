@@ -14,7 +14,7 @@ from randml_core.results import load
 def smoke_store(tmp_path_factory):
     import os
     import sys
-    from .conftest import REPO
+    from conftest import REPO
     root = tmp_path_factory.mktemp("cmp")
     env = dict(os.environ, PYTHONPATH=str(REPO))
     args = [sys.executable, "-m", "randml_core", "run", "experiment=smoke", "models.eekm.grid.gamma=[1.0]",
@@ -54,7 +54,7 @@ def test_compare_of_a_committed_config_writes_to_scratch_too(tmp_path):
     # showed as the paper's artefacts; compare's files are exploratory and go to results/scratch/<experiment>/
     import os
     import sys
-    from .conftest import REPO
+    from conftest import REPO
     env = dict(os.environ, PYTHONPATH=str(REPO))
     common = ["experiment=smoke", f"store_dir={tmp_path}/store", f"hydra.run.dir={tmp_path}/logs"]
     run = subprocess.run([sys.executable, "-m", "randml_core", "run", *common, "n_jobs=1", "progress=false"],

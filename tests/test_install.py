@@ -13,7 +13,7 @@ import venv
 
 import pytest
 
-from .conftest import REPO
+from conftest import REPO
 
 EXPERIMENT = """# @package _global_
 defaults:

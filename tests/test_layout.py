@@ -6,7 +6,7 @@ import re
 
 from randml_core import plugins
 
-from .conftest import REPO
+from conftest import REPO
 
 ENGINE = REPO / "randml_core"
 

@@ -5,7 +5,7 @@ from randml_core import paths
 from randml_core.checkmemo import cache_dir
 from randml_core.data.sources.base import data_cache_root
 
-from .conftest import REPO
+from conftest import REPO
 
 
 def test_a_source_checkout_keeps_its_caches_in_the_repository(monkeypatch):

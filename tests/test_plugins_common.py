@@ -18,7 +18,7 @@ from randml_core.data import load_dataset
 from randml_core.family import FAMILIES, Split, benchmark_family, evaluate_plain
 from randml_core.preprocess import preprocess
 
-from .conftest import REPO
+from conftest import REPO
 
 FAMILY_NAMES = FAMILIES.all()
 BENCHMARK_FAMILIES = [n for n in FAMILY_NAMES if benchmark_family(n) is not None]

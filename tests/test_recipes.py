@@ -12,7 +12,7 @@ import pytest
 
 from randml_core.results import load
 
-from .conftest import REPO
+from conftest import REPO
 
 FAMILY_PY = '''\
 """A shared-work k-nearest-neighbours family: one neighbour search per split serves every k."""

@@ -28,7 +28,7 @@ from scipy import stats
 import randml_core
 from randml_core.results import best, compose_spec, load
 
-REPO = Path(randml_core.__file__).resolve().parent.parent  # the checkout under test (tests/conftest.py's REPO)
+REPO = Path(randml_core.__file__).resolve().parent.parent  # the checkout under test (conftest.py's REPO)
 
 LR = """\
 estimator: {_target_: sklearn.linear_model.LogisticRegression, max_iter: 2000}

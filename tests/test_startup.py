@@ -70,7 +70,7 @@ print(json.dumps({{"variants": [v.__dict__ for v in spec.variants], "hash": spec
 
 
 def test_checks_memo_gives_what_the_checks_gave_and_never_remembers_an_error(cli_env, tmp_path):
-    from tests.conftest import REPO
+    from conftest import REPO
     env = {**cli_env, "RANDML_CHECKS_CACHE": str(tmp_path / "memo")}
     code = BUILD.format(conf=REPO / "conf", overrides=["experiment=smoke", "dataset=heart"])
     checked, remembered = _fresh(code, env), _fresh(code, env)

@@ -12,7 +12,7 @@ import pytest
 
 from randml_core.metrics import rmse
 
-from .conftest import REPO
+from conftest import REPO
 
 
 def _cli(args, cwd, env, prelude=""):

@@ -12,7 +12,7 @@ from randml_core.family import Family, register_family, warm_up
 from randml_core.protocol import SplitSpec
 from randml_core.runner import Cell, Task, _run_task_with_meta
 
-from .conftest import REPO
+from conftest import REPO
 
 
 def test_the_warm_up_runs_before_the_task_timer_and_once_per_process():

@@ -12,6 +12,9 @@ from randml_core.report.tables import (Table, cell_counts, features_line, grid_e
                                       nested_rows, select_best, select_nested, selected_rows, split_scores,
                                       with_stand_ins)
 
+#: reads nothing but the report context (rows, config, data, code): an unchanged report is not rebuilt
+CONTEXT_ONLY = True
+
 TITLE = "EEM Table 4 — GMean on the UCI datasets"
 
 

@@ -11,7 +11,7 @@
   mnist-5k at reduced scale, ``tables/elmboost_sensitivity.md`` (``make elmboost-sensitivity``).
 
 Configs: ``conf/experiment/elmboost*.yaml``, ``conf/model/elmboost_*.yaml``; targets in
-``mk/elmboost.mk``; benchmark ``scripts/bench_elmboost.py``.
+``elmboost.mk``; benchmark ``scripts/bench_elmboost.py``.
 """
 
 from randml_core.plugins import Benchmark

@@ -64,7 +64,10 @@ def build_report(spec: ExperimentSpec, store_dir: str, results_dir: str, *,
             f"`randml run experiment={spec.name}` (or its make target) first, or point store_dir=... or "
             "$RANDML_STORE at the store that has them")
     modules = spec.options.get("report") or "randml_core.report.generic"
-    inputs = _inputs(spec, frame, plan, out, store_dir) if modules == "randml_core.report.generic" else None
+    names = [modules] if isinstance(modules, str) else list(modules)
+    # a report whose modules all read nothing but the context (CONTEXT_ONLY) is skipped when its inputs are unchanged
+    context_only = all(getattr(importlib.import_module(m), "CONTEXT_ONLY", False) for m in names)
+    inputs = _inputs(spec, frame, plan, out, store_dir) if context_only else None
     if inputs is not None and _up_to_date(out, spec.name, inputs):
         print(f"randml report: {spec.name}: up to date in {out}/ (the same rows, config, data and code as when it "
               "was written; nothing rewritten)", file=sys.stdout)
@@ -79,7 +82,7 @@ def build_report(spec: ExperimentSpec, store_dir: str, results_dir: str, *,
                             plan.unavailable, out, version, Path(store_dir), artefacts)
         artefacts.record("config_hash", spec.config_hash())
         artefacts.record("profile", spec.profile)
-        for module_name in [modules] if isinstance(modules, str) else modules:
+        for module_name in names:
             importlib.import_module(module_name).build(ctx)
     paths = artefacts.committed
     print("\nwrote:", *[f"  {p}" for p in paths], sep="\n", file=sys.stdout)
@@ -94,10 +97,11 @@ def build_report(spec: ExperimentSpec, store_dir: str, results_dir: str, *,
 
 
 def _inputs(spec: ExperimentSpec, frame: pd.DataFrame, plan, out: Path, store_dir) -> str:
-    """A fingerprint of everything the generic report reads: the config, the rows it shows (their checksum),
+    """A fingerprint of everything a context-only report reads: the config, the rows it shows (their checksum),
     the datasets (hashes, sources, which are unavailable), where it writes, and the code and installed
-    packages (:func:`randml_core.checkmemo.fingerprint`). Paper report modules may read more (other
-    stores, committed tables, published values), so only the generic report is skipped when it is unchanged."""
+    packages (:func:`randml_core.checkmemo.fingerprint`). A report module declares ``CONTEXT_ONLY = True`` when
+    it reads nothing else (the generic report, EEM Table 4); one that reads more (other stores, committed
+    tables, published values) does not, and is rebuilt every time."""
     import hashlib
     import json
 

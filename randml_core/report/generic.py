@@ -19,6 +19,9 @@ from ..stats import higher_is_better
 from .comparison import comparison_section, pivot_scores, selected
 from .tables import Table, cell_counts, grid_edge_flags
 
+#: reads nothing but the report context (rows, config, data, code): an unchanged report is not rebuilt
+CONTEXT_ONLY = True
+
 
 def dataset_tasks(ctx) -> dict[str, str]:
     """dataset -> 'regression' or 'classification', from the registry (also for sets not loaded here)."""

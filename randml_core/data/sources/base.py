@@ -147,7 +147,7 @@ def offline_mode() -> bool:
 def system_data_enabled() -> bool:
     """False when ``RANDML_SYSTEM_DATA`` is ``0`` (or ``false``/``no``): optional data installed on
     the machine by hand (a Debian data package) is then invisible, so a run or a test gives the same
-    answer on every machine. The test suite sets it (tests/conftest.py); so does the catalogue script."""
+    answer on every machine. The test suite sets it (conftest.py); so does the catalogue script."""
     return os.environ.get("RANDML_SYSTEM_DATA", "").strip().lower() not in {"0", "false", "no"}
 
 

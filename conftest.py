@@ -1,4 +1,5 @@
-"""Suite-wide fixtures. The suite is hermetic: it sees the same data on every machine.
+"""Suite-wide fixtures, for the engine's tests (``tests/``) and each benchmark's (``experiments/<paper>/tests/``).
+The suite is hermetic: it sees the same data on every machine.
 
 At import (before any test, so subprocesses inherit it): downloads are forbidden
 (``RANDML_OFFLINE=1``), optional system data such as Debian's Fashion-MNIST is hidden
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parent
 
 
 def shipped(rel: str) -> Path:

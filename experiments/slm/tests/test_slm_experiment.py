@@ -15,7 +15,7 @@ from randml_papers.slm.datasets import (SklearnFileFetchSource, categorical_to_n
                                        read_comma_csv_last_target)
 from randml_core.data.sources import OpenMLSource
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]  # experiments/<paper>/tests/ -> the repository
 EQUATIONS = ROOT.parent / "shared" / "papers" / "slm_equations.md"
 
 

@@ -56,7 +56,7 @@ elmboost-claims: $(STAMP)
 #   randml run experiment=elmboost 'experiment.datasets=[fashion-mnist]' protocol.repeats=3 shard=2/3
 # runs repeat 2 only; the claims name the repeats taken from each source). Commit the levels csv and figures it
 # writes, then `make elmboost-claims` for the committed claims: those a clone regenerates without the store
-# (tests/test_elmboost_experiment.py::test_committed_claims_are_what_make_elmboost_claims_writes).
+# (experiments/elmboost/tests/test_elmboost_experiment.py::test_committed_claims_are_what_make_elmboost_claims_writes).
 elmboost-pooled: $(STAMP)
 	$(PY) -m randml_papers.elmboost.report --from-levels results/tables/elmboost_levels.csv --pool-store results/store $(ARGS)
 

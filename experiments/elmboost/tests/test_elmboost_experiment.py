@@ -524,7 +524,7 @@ def test_from_levels_regenerates_the_claims_without_the_store(tmp_path):
 def test_committed_claims_are_what_make_elmboost_claims_writes(tmp_path, monkeypatch):
     # `make elmboost-claims` on a fresh clone must leave git status clean: the committed claims are the
     # committed levels csv's, not a store's (a pooled run names its store's cells, which a clone lacks)
-    repo = Path(__file__).resolve().parent.parent
+    repo = Path(__file__).resolve().parents[3]  # experiments/elmboost/tests/ -> the repository
     committed = repo / "results" / "tables"
     (tmp_path / "tables").mkdir()
     for name in ("elmboost_claims.json", "elmboost_sensitivity.md"):  # read for "changes since" and "sensitivity"
