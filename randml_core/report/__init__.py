@@ -100,7 +100,7 @@ def _inputs(spec: ExperimentSpec, frame: pd.DataFrame, plan, out: Path, store_di
     """A fingerprint of everything a context-only report reads: the config, the rows it shows (their checksum),
     the datasets (hashes, sources, which are unavailable), where it writes, and the code and installed
     packages (:func:`randml_core.checkmemo.fingerprint`). A report module declares ``CONTEXT_ONLY = True`` when
-    it reads nothing else (the generic report, EEM Table 4); one that reads more (other stores, committed
+    it reads nothing else (the generic report does); one that reads more (other stores, committed
     tables, published values) does not, and is rebuilt every time."""
     import hashlib
     import json
