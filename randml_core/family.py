@@ -193,19 +193,20 @@ class _Registry(dict):
         from . import plugins
         return plugins.unavailable()
 
-    def _search(self) -> None:
+    def _search(self, name: str | None = None) -> None:
+        """Import the benchmarks' ``families`` members: until ``name`` is registered, or all of them."""
         from . import plugins
-        plugins.load_members("families")
+        plugins.load_members("families", None if name is None else (lambda: dict.__contains__(self, name)))
 
     def __missing__(self, name):
-        self._search()
+        self._search(name)
         if dict.__contains__(self, name):
             return dict.__getitem__(self, name)
         raise KeyError(name)
 
     def __contains__(self, name) -> bool:
         if not dict.__contains__(self, name):
-            self._search()
+            self._search(name)
         return dict.__contains__(self, name)
 
     def all(self) -> list[str]:

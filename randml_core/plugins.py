@@ -153,9 +153,13 @@ def load_package(module: str) -> None:
                 _LOADED.add(name)
 
 
-def load_members(member: str) -> None:
-    """Import ``member`` (``"families"`` or ``"datasets"``) of every installed benchmark, once each."""
+def load_members(member: str, until=None) -> None:
+    """Import ``member`` (``"families"`` or ``"datasets"``) of every installed benchmark, once each, in name
+    order; ``until``: a ``() -> bool`` asked after each import, True stops there (a family name found: a cached
+    command that needs one benchmark's families imports no other's, nor their scikit-learn / XGBoost)."""
     for _, package in packages():
+        if until is not None and until():
+            return
         _import_member(package, member, installed=True)
 
 
