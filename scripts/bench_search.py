@@ -119,9 +119,10 @@ def report(records: list[dict], command: str) -> str:
              "CV (the table's rule), a search by its own rule inside the inner folds (`randml_core.search.select`); "
              "score: mean outer-fold GMean of the selected settings (10 outer folds x 1 repeat, 2 inner folds). "
              "Task CPU = summed `task_seconds` (each task on one BLAS thread); process CPU = the run's whole process "
-             "tree (start-up and the searches' re-planning rounds included). Cells = stored cells of the run. SVM ran on "
-             "three of the nine datasets (heart, sonar, liver-disorders; `--datasets`, n_jobs=1): its grid columns count "
-             "the grid's cells and task CPU on those three only.", ""]
+             "tree (start-up and the searches' re-planning rounds included). Cells = stored cells of the run. SVM ran "
+             "first on three of the nine datasets (heart, sonar, liver-disorders, n_jobs=1), then on all nine "
+             "(`--families svm`, n_jobs=2, nice 5, 2026-11-27) into the same stores, so its cells and task CPU cover "
+             "all nine while its process CPU counts only the second run (the six other datasets).", ""]
     rows = []
     for (name, fam), rec in sorted(done.items()):
         if name == "grid" or ("grid", fam) not in done:
