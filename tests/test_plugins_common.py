@@ -120,3 +120,20 @@ def test_every_experiment_config_composes_and_plans(experiment):
     with no_downloads():
         plan = make_plan(first, splits=False)
     assert set(plan.datasets) | set(plan.unavailable) == set(first.datasets)
+
+
+def test_looking_up_a_family_imports_the_benchmarks_only_until_it_is_found(cli_env):
+    """The registry imports the benchmarks' ``families`` in name order until the name is registered: EEM's
+    ``welm`` imports no later benchmark's families (nor the SLM paper's XGBoost); a later name imports them."""
+    import json
+    import subprocess
+    import sys
+    code = ("import json, sys\nfrom randml_core.family import FAMILIES\nfound = 'welm' in FAMILIES\n"
+            "loaded = sorted(m for m in sys.modules if m.startswith('randml_papers.') and m.endswith('.families'))\n"
+            "xgb = 'xgboost' in sys.modules\nlater = 'slm_dt' in FAMILIES\n"
+            "print(json.dumps([found, loaded, xgb, later, 'randml_papers.slm.families' in sys.modules]))")
+    out = subprocess.run([sys.executable, "-c", code], env=cli_env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    found, loaded, xgb, later, slm = json.loads(out.stdout.strip().splitlines()[-1])
+    assert found and loaded == ["randml_papers.eem.families"] and not xgb
+    assert later and slm
