@@ -38,7 +38,7 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.util
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 
 __all__ = ["Benchmark", "GROUP", "benchmarks", "packages", "load_members", "load_package", "unavailable",
@@ -114,43 +114,43 @@ def _importing(package: str):
         _CURRENT.pop()
 
 
-def _import_member(package: str, member: str | None, installed: bool) -> None:
+def _import_member(package: str, member: str | None, installed: bool, strict: bool = False) -> None:
     """Import ``package.member`` (``member`` None: the package itself) once; a module that is absent is
-    skipped, one whose imports fail is recorded in :func:`unavailable`."""
+    skipped. One whose imports fail is recorded in :func:`unavailable` (an installed benchmark: the others go
+    on), or, ``strict`` (a user's ``plugins:`` package), raises the ImportError for the user to see.
+    ``installed``: registrations during the import are that benchmark's (:func:`loading`)."""
     module = f"{package}.{member}" if member else package
-    if module in _LOADED or module in _UNAVAILABLE:
+    if module in _LOADED or (module in _UNAVAILABLE and not strict):
         return
     try:
         if importlib.util.find_spec(module) is None:
             _LOADED.add(module)
             return
     except ImportError as exc:  # the package itself cannot be imported
+        if strict:
+            raise
         _UNAVAILABLE[module] = f"{package} cannot be imported ({exc})"
         return
     _LOADED.add(module)
     try:
-        if installed:
-            with _importing(package):
-                importlib.import_module(module)
-        else:
+        with _importing(package) if installed else nullcontext():
             importlib.import_module(module)
     except ImportError as exc:  # its families are not available here; the other benchmarks' are
         _LOADED.discard(module)
+        if strict:
+            raise
         _UNAVAILABLE[module] = (f"{module} cannot be imported ({exc}); a paper's packages are in the papers "
                                 "extra: pip install 'randml[papers]'")
 
 
 def load_package(module: str) -> None:
     """Import a user's plug-in ``module`` (an experiment's ``plugins:`` entry): the module, then, if it is a
-    package, its :data:`MEMBERS`. Raises ImportError if the module itself cannot be imported."""
+    package, its :data:`MEMBERS`. Raises ImportError if the module or one of its members cannot be imported."""
     importlib.import_module(module)
     spec = importlib.util.find_spec(module)
     if spec is not None and spec.submodule_search_locations:
         for member in MEMBERS:
-            name = f"{module}.{member}"
-            if name not in _LOADED and importlib.util.find_spec(name) is not None:
-                importlib.import_module(name)
-                _LOADED.add(name)
+            _import_member(module, member, installed=False, strict=True)
 
 
 def load_members(member: str, until=None) -> None:
