@@ -17,7 +17,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from .paths import conf_dir
+from .paths import conf_dir, shipped_config_dirs
 from .provenance import REPO_ROOT
 
 CONF_DIR = conf_dir()  # the engine's config dir ($RANDML_CONF or the project's conf/): randml_core/paths.py
@@ -54,15 +54,9 @@ class CommandError(Exception):
         self.code = code
 
 
-def _shipped() -> list[Path]:
-    """The engine's conf/ and every installed benchmark's (randml_core/searchpath.py)."""
-    from .paths import shipped_config_dirs
-    return shipped_config_dirs()
-
-
 def _experiments() -> list[str]:
     from .cli_help import group_options
-    return group_options("experiment", _shipped())
+    return group_options("experiment", shipped_config_dirs())
 
 
 def _fail(msg: str, code: int = EXIT_CONFIG):
@@ -198,7 +192,7 @@ def _is_committed_config(spec, results_dir="results") -> tuple[bool, str]:
     choice = HydraConfig.get().runtime.choices.get("experiment")
     from .data.cards import hydra_config_dirs
     source = next((d for d in hydra_config_dirs() if (d / "experiment" / f"{choice}.yaml").is_file()), None)
-    if source not in _shipped() and _is_project_results(results_dir):
+    if source not in shipped_config_dirs() and _is_project_results(results_dir):
         return False, (f"experiment={choice} is your own (not one of the project's), and {results_dir}/ holds the "
                        "project's committed snapshot; pass results_dir=<a folder of yours> to write there")
     task = list(HydraConfig.get().overrides.task)
@@ -454,7 +448,7 @@ def _discovery(cmd: str, rest: list[str]) -> None:
                   "it completes subcommands and experiment=, dataset=, model=, profile= values)",
                   file=sys.stdout if shell in ("-h", "--help") else sys.stderr)
             raise SystemExit(0 if shell in ("-h", "--help") else EXIT_CONFIG)
-        print(cli_help.completion_script(shell, _shipped()), end="")
+        print(cli_help.completion_script(shell, shipped_config_dirs()), end="")
         return
     from .data.commands import _split_config_dirs
     dirs, left = _split_config_dirs(rest)
@@ -466,7 +460,7 @@ def _discovery(cmd: str, rest: list[str]) -> None:
     missing = [d for d in dirs if not Path(d).expanduser().is_dir()]
     if missing:
         _fail(f"config dir '{missing[0]}' does not exist or is not a directory")
-    shipped = _shipped()
+    shipped = shipped_config_dirs()
     raise SystemExit(cli_help.model_list([*[Path(d).expanduser().resolve() for d in dirs], *shipped], shipped))
 
 
@@ -519,13 +513,13 @@ def main(argv: list[str] | None = None) -> None:
     elif cmd in COMMANDS:
         from . import cli_help
         if any(a in ("-h", "--help") for a in rest):  # this command's help, before (and without) Hydra
-            experiments = cli_help.group_options("experiment", cli_help.config_dirs_of(rest, _shipped()))
+            experiments = cli_help.group_options("experiment", cli_help.config_dirs_of(rest, shipped_config_dirs()))
             print(cli_help.subcommand_help(cmd, experiments))
             return
         if cmd == "compare":
             rest = _compare_args(rest)
         rest = _status_args(rest) if cmd == "status" else rest
-        typo = cli_help.unknown_group_choice(rest, _shipped())
+        typo = cli_help.unknown_group_choice(rest, shipped_config_dirs())
         if typo:
             _fail(typo)
         if cmd in READ_ONLY:

@@ -111,20 +111,9 @@ _VALUE_FLAGS = ("--config-dir", "-cd", "--config-path", "-cp", "--config-name", 
 def take_config_dirs(args: list[str]) -> tuple[list[Path], list[str]]:
     """``(dirs, rest)``: every ``--config-dir DIR`` / ``-cd DIR`` / ``--config-dir=DIR`` of ``args`` (absolute, in
     order) and the other arguments."""
-    dirs: list[Path] = []
-    rest: list[str] = []
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a in ("--config-dir", "-cd") and i + 1 < len(args):
-            dirs.append(Path(args[i + 1]).expanduser().absolute())
-            i += 1
-        elif a.startswith("--config-dir="):
-            dirs.append(Path(a.split("=", 1)[1]).expanduser().absolute())
-        else:
-            rest.append(a)
-        i += 1
-    return dirs, rest
+    from .data.commands import _split_config_dirs
+    dirs, rest = _split_config_dirs(list(args), flags=("--config-dir", "-cd"))
+    return [Path(d).expanduser().absolute() for d in dirs], rest
 
 
 def config_dirs_of(args: list[str], shipped) -> list[Path]:

@@ -102,14 +102,10 @@ def checks_cache() -> Path:
 # --------------------------------------------------------------------------- config dirs (Hydra's search path)
 
 
-def benchmark_conf_dirs() -> list[Path]:
-    """The ``conf/`` folder of each installed benchmark package that has one (found without importing it;
-    looked up once per process)."""
-    return list(_benchmark_conf_dirs())
-
-
 @functools.cache
 def _benchmark_conf_dirs() -> tuple[Path, ...]:
+    """The ``conf/`` folder of each installed benchmark package that has one (found without importing it;
+    looked up once per process)."""
     from . import plugins
     out: list[Path] = []
     for _, package in plugins.packages():
@@ -123,7 +119,7 @@ def _benchmark_conf_dirs() -> tuple[Path, ...]:
 def shipped_config_dirs() -> list[Path]:
     """The engine's ``conf/`` (``$RANDML_CONF`` if set), then each benchmark's: every config not of a user."""
     out = [conf_dir()]
-    out += [d for d in benchmark_conf_dirs() if d not in out]
+    out += [d for d in _benchmark_conf_dirs() if d not in out]
     return out
 
 

@@ -53,12 +53,13 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def _split_config_dirs(args: list[str]) -> tuple[list[str], list[str]]:
-    """``--config-dir DIR`` / ``--config-dir=DIR`` anywhere in ``args`` -> (dirs, the other args)."""
+def _split_config_dirs(args: list[str], flags=("--config-dir",)) -> tuple[list[str], list[str]]:
+    """``--config-dir DIR`` (or another of ``flags``: ``randml run`` also takes Hydra's ``-cd DIR``) /
+    ``--config-dir=DIR`` anywhere in ``args`` -> (dirs as given, the other args)."""
     dirs, rest, i = [], [], 0
     while i < len(args):
         a = args[i]
-        if a == "--config-dir" and i + 1 < len(args):
+        if a in flags and i + 1 < len(args):
             dirs.append(args[i + 1])
             i += 2
             continue
