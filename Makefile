@@ -17,7 +17,7 @@ ARGS     ?=
 RUN_OPTS := profile=$(PROFILE) n_jobs=$(JOBS) $(if $(REPEATS),protocol.repeats=$(REPEATS)) $(if $(INNER),protocol.inner_splits=$(INNER)) $(ARGS)
 
 EXP ?= eem_table4
-.PHONY: leaderboard leaderboard-full stats compare bench-startup bench-eem bench-pri bench-eem-scaling all venv test lint report bench status data clean
+.PHONY: leaderboard leaderboard-full leaderboard-budget stats compare bench-startup bench-eem bench-pri bench-eem-scaling all venv test lint report bench status data clean
 
 all: table4
 
@@ -102,3 +102,7 @@ leaderboard: $(STAMP)
 
 leaderboard-full: $(STAMP)
 	$(call experiment,leaderboard)
+
+# The same leaderboard with equal tuning budgets: 6 settings per model, random search in the inner folds
+leaderboard-budget: $(STAMP)
+	$(call experiment,leaderboard_budget)
