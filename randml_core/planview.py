@@ -9,8 +9,7 @@ one-line form (:func:`run_summary`) before it starts.
 from __future__ import annotations
 
 import math
-
-import pandas as pd
+import statistics
 
 from .config import ExperimentSpec
 from .data.sources import no_downloads
@@ -20,7 +19,7 @@ from .runner import make_plan, shard_tasks
 from .store import Store
 
 
-def run_summary(plan, stored: pd.DataFrame | None, todo, workers, shard=None) -> str:
+def run_summary(plan, stored, todo, workers, shard=None) -> str:
     """:func:`randml_core.prediction.run_summary` with the shard's tasks taken from the plan."""
     return _summary(plan, stored, todo, workers, shard_tasks(plan.tasks, shard), shard)
 
@@ -29,11 +28,19 @@ def _seconds_per_cell(spec: ExperimentSpec, store_dir: str) -> dict:
     """model -> median stored fit + predict seconds of its cells, for the models with a search or a budget."""
     if not any(v.search is not None for v in spec.variants):
         return {}
-    stored = Store(store_dir, spec.store).read(columns=["model", "fit_seconds", "predict_seconds"], ordered=False)
-    if not len(stored) or "fit_seconds" not in stored:
+    stored = Store(store_dir, spec.store).read_columns(["model", "fit_seconds", "predict_seconds"])
+    if not stored.get("model") or "fit_seconds" not in stored:
         return {}
-    seconds = stored["fit_seconds"].fillna(0) + stored.get("predict_seconds", 0).fillna(0)
-    return seconds.groupby(stored["model"]).median().to_dict()
+    by: dict = {}
+    for model, fit, pred in zip(stored["model"], stored["fit_seconds"],
+                                stored.get("predict_seconds", [0.0] * len(stored["model"]))):
+        by.setdefault(model, []).append(_seconds(fit) + _seconds(pred))
+    return {m: statistics.median(v) for m, v in by.items()}
+
+
+def _seconds(value) -> float:
+    """A stored time, 0 when missing (None or NaN)."""
+    return 0.0 if value is None or value != value else float(value)
 
 
 def describe_plan(spec: ExperimentSpec, store_dir: str, workers: int = 1, shard: str | None = None) -> str:
@@ -55,7 +62,7 @@ def describe_plan(spec: ExperimentSpec, store_dir: str, workers: int = 1, shard:
     with no_downloads():
         plan = make_plan(spec, splits=False, store_root=store_dir)  # a search plans from the stored results
     store = Store(store_dir, spec.store)
-    stored = store.read(columns=["key", "status", "dataset", "task_seconds"], ordered=False)
+    stored = store.read_columns(["key", "status", "dataset", "task_seconds"])
     status = dict(zip(stored["key"], stored["status"]))
     per = _task_times(stored)
     tasks_in = shard_tasks(plan.tasks, shard)

@@ -6,8 +6,7 @@ from __future__ import annotations
 import heapq
 import math
 import os
-
-import pandas as pd
+import statistics
 
 
 def _fmt(seconds: float) -> str:
@@ -34,15 +33,19 @@ def lpt_makespan(durations: list[float], workers: int) -> float:
     return max(free)
 
 
-def _task_times(stored: pd.DataFrame | None) -> dict:
-    """dataset -> median stored ``task_seconds`` (one value per stored task: its rows share it)."""
+def _task_times(stored) -> dict:
+    """dataset -> median stored ``task_seconds`` (one value per stored task: its rows share it). ``stored``: a
+    frame or ``{column: values}`` (:meth:`randml_core.store.Store.read_columns`); a missing time is left out."""
     if stored is None or "task_seconds" not in stored or "dataset" not in stored:
         return {}
-    secs = stored.dropna(subset=["task_seconds"])
-    return secs.groupby("dataset")["task_seconds"].median().to_dict()
+    by: dict = {}
+    for dataset, seconds in zip(stored["dataset"], stored["task_seconds"]):
+        if seconds is not None and seconds == seconds and dataset is not None:
+            by.setdefault(dataset, []).append(float(seconds))
+    return {d: statistics.median(v) for d, v in by.items()}
 
 
-def predict(tasks, stored: pd.DataFrame | None, workers: int) -> tuple[float, float, float, list[str]]:
+def predict(tasks, stored, workers: int) -> tuple[float, float, float, list[str]]:
     """(work on one worker, longest task, wall time on ``workers``, datasets without stored times)
     for the tasks still to run; each task's time is the median stored task time of its dataset."""
     per = _task_times(stored)
@@ -53,7 +56,7 @@ def predict(tasks, stored: pd.DataFrame | None, workers: int) -> tuple[float, fl
     return sum(durations), max(durations, default=0.0), lpt_makespan(durations, workers), []
 
 
-def run_summary(plan, stored: pd.DataFrame | None, todo, workers, mine, shard=None) -> str:
+def run_summary(plan, stored, todo, workers, mine, shard=None) -> str:
     """The one line ``randml run`` prints before it starts: cells, tasks, stored, to compute, and
     the predicted wall time on its workers (``mine``: the plan's tasks in this run's shard)."""
     n = resolve_workers(workers)

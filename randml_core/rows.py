@@ -6,21 +6,30 @@ import os
 
 from .store import Store
 
-__all__ = ["current_rows"]
+__all__ = ["current_rows", "planned_keys", "rows_of"]
 
 
 def current_rows(spec, store_dir: str | os.PathLike):
     """``(frame, plan, keys)``: the stored rows (every fold and status) whose key belongs to the plan
     of ``spec``, that plan, and its keys. Plans without downloading (a set that needs one is listed
     in ``plan.unavailable``). ``randml report`` and :func:`load` both select rows this way."""
+    plan, keys = planned_keys(spec, store_dir)
+    return rows_of(spec, store_dir, keys), plan, keys
+
+
+def planned_keys(spec, store_dir: str | os.PathLike):
+    """``(plan, keys)`` of :func:`current_rows` without reading the rows."""
     from .data.sources import no_downloads
     from .runner import make_plan  # plan = which keys belong to this config; no model is called
     with no_downloads():
         plan = make_plan(spec, splits=False, store_root=store_dir)  # keys need the seeds (searches: the store)
-    keys = {c.key for _, c in plan.cells()}
+    return plan, {c.key for _, c in plan.cells()}
+
+
+def rows_of(spec, store_dir: str | os.PathLike, keys: set):
+    """The stored rows (every fold and status) of ``spec``'s store whose key is in ``keys``."""
     frame = Store(store_dir, spec.store).read()
-    frame = frame[frame["key"].isin(keys)].reset_index(drop=True) if len(frame) else frame
-    return frame, plan, keys
+    return frame[frame["key"].isin(keys)].reset_index(drop=True) if len(frame) else frame
 
 
 def search_trace(spec, store_root):

@@ -520,15 +520,14 @@ def _run_round(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress:
                     ", ".join(plan.unavailable))
     fresh = _NewKeys(store)  # keys of parts not listed yet (written by other runs from now on): before the read
     scored = [SCORERS_COLUMN] if spec.options.get("metrics") else []
-    stored = store.read(columns=["key", "status", "dataset", "task_seconds", *scored],
-                        ordered=False) if store.parts() else None
+    stored = store.read_columns(["key", "status", "dataset", "task_seconds", *scored]) if store.parts() else None
     done_keys = set()
-    if stored is not None and len(stored):
-        ok = stored if not retry_failed else stored[stored["status"] == "ok"]
+    if stored is not None and stored.get("key"):
+        ok = [k for k, st in zip(stored["key"], stored["status"]) if not retry_failed or st == "ok"]
         lacking = _lacking_scorers(stored, spec, plan)
         if lacking:
             log.info("%s: %d stored cell(s) lack a scorer of experiment.metrics: computed again", spec.name, len(lacking))
-        done_keys = set(ok["key"]) - lacking
+        done_keys = set(ok) - lacking
     n_cached = 0
     incomplete: list[tuple[Task, list[Cell]]] = []
     for task in shard_tasks(plan.tasks, shard):
@@ -680,13 +679,13 @@ class _NewKeys:
 
 
 def _lacking_scorers(stored, spec: ExperimentSpec, plan: Plan) -> set[str]:
-    """Keys of stored ``ok`` rows whose ``scorers`` column lacks a scorer of ``experiment.metrics`` that scores
+    """(``stored``: a frame or :meth:`Store.read_columns`'s ``{column: values}``.) Keys of stored ``ok`` rows whose ``scorers`` column lacks a scorer of ``experiment.metrics`` that scores
     their dataset: computed again (the metric list is not part of the key; :mod:`randml_core.metrics`)."""
     names = spec.options.get("metrics")
-    if not names or not len(stored):
+    if not names or not len(stored["key"]):
         return set()
     want = {d: {s.column for s in scorers_for(names, ds.task)} for d, ds in plan.datasets.items()}
-    texts = stored[SCORERS_COLUMN] if SCORERS_COLUMN in stored.columns else [None] * len(stored)
+    texts = stored[SCORERS_COLUMN] if SCORERS_COLUMN in stored else [None] * len(stored["key"])
     have = {t: scored_columns(t) for t in set(t for t in texts if isinstance(t, str))}
     return {k for k, st, d, t in zip(stored["key"], stored["status"], stored["dataset"], texts)
             if st == "ok" and want.get(d) and not want[d] <= have.get(t if isinstance(t, str) else None, set())}

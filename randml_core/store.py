@@ -45,11 +45,14 @@ import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+if TYPE_CHECKING:  # pandas is imported where a frame is built: a cached `randml status` needs none (0.3 s)
+    import pandas as pd
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +105,7 @@ class CorruptPartError(ValueError):
 
 def rows_checksum(frame: pd.DataFrame) -> str:
     """SHA-256 over the column names, dtypes and per-row value hashes of ``frame`` (order of rows kept)."""
+    import pandas as pd
     h = hashlib.sha256()
     for col in sorted(frame.columns):
         h.update(f"{col}\x1f{frame[col].dtype}\x1e".encode())
@@ -210,6 +214,7 @@ def _read_bytes(path: Path) -> bytes:
 
 def _utc_ns(values: pd.Series) -> np.ndarray:
     """Timestamps as UTC nanoseconds (any ISO offset; unreadable or missing: the oldest)."""
+    import pandas as pd
     ts = pd.to_datetime(values, utc=True, errors="coerce", format="ISO8601")
     return ts.dt.tz_localize(None).to_numpy(dtype="datetime64[ns]").view("int64")
 
@@ -218,6 +223,7 @@ def dedupe(frame: pd.DataFrame) -> pd.DataFrame:
     """One row per key, by one rule for every read: a row with status ``ok`` wins over any other (a cell
     recomputed by ``retry_failed`` replaces its failed row whatever the clocks say), then the latest UTC
     ``timestamp``, then the later row in ``frame`` (the caller orders the parts by content hash)."""
+    import pandas as pd
     if frame["key"].is_unique:
         return frame
     dup = frame["key"].duplicated(keep=False).to_numpy()
@@ -290,6 +296,7 @@ class Store:
                              "make it writable, or pass store_dir=<a writable directory>") from None
 
     def write(self, rows: "list[dict] | pd.DataFrame") -> Path | None:
+        import pandas as pd
         frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows)
         if frame.empty:
             return None
@@ -444,6 +451,7 @@ class Store:
         UTC timestamp), in :data:`ROW_ORDER`: the same frame whatever order the parts were written in and
         whatever columns are asked. ``ordered=False`` skips that sort, for callers that only look rows up
         by key (the run's "what is stored" check, status counts)."""
+        import pandas as pd
         loaded = self._load_all(columns)
         if not loaded:
             return pd.DataFrame(columns=columns or ["key"])
@@ -458,7 +466,57 @@ class Store:
         return df.reset_index(drop=True)
 
     def keys(self) -> set[str]:
-        return set(self.read(columns=["key"], ordered=False)["key"].tolist())
+        return set(self.read_columns(["key"])["key"])
+
+    def read_columns(self, columns: list[str]) -> dict[str, list]:
+        """``read(columns, ordered=False)`` as ``{column: values}`` (a column no part has is left out; a missing
+        value is None or NaN), for the callers that look rows up by key (``randml run``'s stored check, plan,
+        status). Without pandas when every part's bytes are the ones verified before (the memo: schema,
+        metadata and page checksums are still checked) and no key is in two parts; otherwise it is
+        :meth:`read` itself, with its full checks, quarantine and :func:`dedupe` rule."""
+        try:
+            got = self._trusted_columns(columns)
+        except Exception:  # noqa: BLE001 - anything unusual: the full read decides (and reports) it
+            got = None
+        if got is None:
+            frame = self.read(columns=columns, ordered=False)
+            got = {c: frame[c].tolist() for c in frame.columns}
+        return got
+
+    def _trusted_columns(self, columns: list[str]) -> dict[str, list] | None:
+        """:meth:`read_columns` of a store whose parts were all verified before, else None."""
+        memo, tables = self._memo(), []
+        for path in self.parts():
+            data = _read_bytes(path)
+            if memo.get(path.name) != hashlib.sha256(data).hexdigest():
+                return None  # new or changed bytes: verified (or quarantined) by the full read
+            pf = pq.ParquetFile(pa.BufferReader(data), page_checksum_verification=True)
+            schema, where = pf.schema_arrow, str(path)
+            validate_schema(schema, where)
+            meta = schema.metadata or {}
+            if any(k.startswith(b"randml.") for k in meta):
+                _validate_metadata(schema, meta, where)
+            else:
+                validate_legacy_schema(schema, where)
+            tables.append(pf.read(columns=[c for c in dict.fromkeys(["key", *columns]) if c in schema.names]))
+        n = sum(t.num_rows for t in tables)
+        out = {c: [v for t in tables for v in (t.column(c).to_pylist() if c in t.column_names else [None] * t.num_rows)]
+               for c in dict.fromkeys(["key", *columns]) if any(c in t.column_names for t in tables)}
+        keys = out.get("key", [])
+        if len(set(keys)) != n:
+            return None  # a key in two parts: the dedupe rule of the full read
+        return {c: out[c] for c in columns if c in out} if tables else {c: [] for c in columns}
+
+    def digests(self) -> dict[str, str]:
+        """``{part name: SHA-256 of its bytes}`` of the parts listed now (one that vanished meanwhile is left out):
+        what the parts hold, for a fingerprint of the rows without reading them (``randml report``)."""
+        out = {}
+        for path in self.parts():
+            try:
+                out[path.name] = hashlib.sha256(_read_bytes(path)).hexdigest()
+            except FileNotFoundError:
+                continue
+        return out
 
     # -- maintenance -------------------------------------------------------------------------
     def cleanup_temp(self) -> int:

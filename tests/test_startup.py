@@ -103,3 +103,29 @@ def test_cached_run_imports_no_scikit_learn_plotting_or_model_module(cli_env, tm
     assert again.returncode == 0, again.stderr
     assert "computed 0 cells" in again.stderr and "72 already stored" in again.stderr
     assert json.loads(again.stdout.strip().splitlines()[-1]) == []
+
+
+def test_cached_run_plan_status_and_report_import_no_pandas(cli_env, tmp_path):
+    """pandas is 0.3 s of every command's start: a cached command reads the store's verified parts with pyarrow
+    (Store.read_columns), an unchanged report is decided from part digests and plan keys (no frame built)."""
+    common = ["experiment=smoke", "dataset=heart", "n_jobs=1", "progress=false", f"store_dir={tmp_path}/store",
+              f"results_dir={tmp_path}/results", f"hydra.run.dir={tmp_path}/logs"]
+    for cmd in ("run", "report"):
+        first = subprocess.run([sys.executable, "-m", "randml_core.cli", cmd, *common], env=cli_env,
+                               capture_output=True, text=True, timeout=600)
+        assert first.returncode == 0, first.stderr
+    said = {}
+    for cmd in ("run", "plan", "status", "report"):
+        code = (f"import contextlib, io, json, sys\nfrom randml_core.cli import main\nout = io.StringIO()\n"
+                f"with contextlib.redirect_stdout(out):\n    main({[cmd, *common]!r})\n"
+                "print(json.dumps([out.getvalue(), sorted(m for m in sys.modules if m.split('.')[0] == 'pandas')]))")
+        again = subprocess.run([sys.executable, "-c", code], env=cli_env, capture_output=True, text=True, timeout=600)
+        assert again.returncode == 0, again.stderr
+        said[cmd], pandas = json.loads(again.stdout.strip().splitlines()[-1])
+        assert pandas == [], cmd
+        said[cmd] += again.stderr
+    assert "computed 0 cells" in said["run"] and "72 already stored" in said["run"]
+    assert "0 task(s) to run" in said["plan"]
+    assert "total: 72 done, 0 skipped by rule, 0 failed, 0 missing" in said["status"]
+    assert "smoke: up to date in" in said["report"]
+

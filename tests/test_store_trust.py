@@ -475,3 +475,28 @@ def test_mutant_compaction_lock_removed(store):
         holder.stdin.close()
         holder.wait(timeout=30)
     assert store.compact() is not None and len(store.parts()) == 1 and len(store.read()) == 12
+
+
+def test_read_columns_equals_the_full_read_with_and_without_pandas(store, monkeypatch):
+    """The pyarrow path (every part verified before) and the full read give the same rows; a key stored in two
+    parts takes the full read's dedupe rule (ok wins over a later failure)."""
+    cols = ["key", "status", "dataset", "gmean", "task_seconds"]
+    full = Store(store.root, "smoke").read(columns=cols, ordered=False)
+    fast = Store(store.root, "smoke")
+    calls = []
+    monkeypatch.setattr(Store, "read", lambda self, *a, **k: calls.append(1) or full)
+    got = fast.read_columns(cols)
+    assert calls == []  # verified parts, unique keys: no full read
+    assert got == {c: full[c].tolist() for c in cols}
+    monkeypatch.undo()
+    again = full.head(2)  # the same two keys again in a new part: failed, and stamped later
+    Store(store.root, "smoke").write(Store(store.root, "smoke").read().set_index("key").loc[again["key"]]
+                                     .reset_index().assign(status="failed", gmean=np.nan,
+                                                           timestamp="2100-01-01T00:00:00+00:00"))
+    st = Store(store.root, "smoke")
+    st.read()  # verify the new part
+    got = Store(store.root, "smoke").read_columns(["key", "status", "gmean"])
+    want = Store(store.root, "smoke").read(columns=["key", "status", "gmean"], ordered=False)
+    assert sorted(zip(got["key"], got["status"])) == sorted(zip(want["key"], want["status"]))
+    assert dict(zip(got["key"], got["status"]))[again["key"].iloc[0]] == "ok"
+    assert Store(store.root, "smoke").keys() == set(want["key"])

@@ -356,13 +356,12 @@ def feature_groups(X) -> np.ndarray:
             a, b = X.indptr[i], X.indptr[i + 1]
             out[i] = ids.setdefault((X.indices[a:b].tobytes(), X.data[a:b].tobytes()), len(ids))
         return out
-    import pandas as pd
-
     X = np.asarray(X, dtype=np.float64)
     if X.shape[0] == 0:
         return np.zeros(0, dtype=np.int64)
     if X.size <= SORT_MAX_VALUES or X.shape[1] >= X.shape[0]:
         return _exact_dense_groups(X)
+    import pandas as pd  # large data only: a small set's check imports no pandas (0.3 s of a command's start)
     h = pd.util.hash_pandas_object(pd.DataFrame(X, copy=False), index=False).to_numpy()
     _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
     inverse = inverse.ravel()

@@ -11,12 +11,14 @@ import importlib
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ..artefacts import ArtefactSet
 from ..config import ExperimentSpec
 from ..provenance import short_version
+
+if TYPE_CHECKING:  # an unchanged report returns before any frame is built: it imports no pandas (0.3 s)
+    import pandas as pd
 
 
 @dataclass
@@ -49,12 +51,23 @@ def build_report(spec: ExperimentSpec, store_dir: str, results_dir: str, *,
     ``experiment.snapshot``); by default only the ``paper`` profile is. When it is not, everything goes
     to :func:`scratch_dir`. An experiment that names no report module gets the generic table
     (:mod:`randml_core.report.generic`)."""
-    from ..rows import current_rows
+    from ..rows import planned_keys, rows_of
     if committed is None:
         committed = spec.profile == "paper"
     out = Path(results_dir) if committed else scratch_dir(results_dir, spec.name)
-    # rows of this config's plan only; a set that needs a download is "not available" (no download)
-    frame, plan, keys = current_rows(spec, store_dir)
+    # the keys of this config's plan; a set that needs a download is "not available" (no download)
+    plan, keys = planned_keys(spec, store_dir)
+    modules = spec.options.get("report") or GENERIC
+    names = [modules] if isinstance(modules, str) else list(modules)
+    # a report whose modules all read nothing but the context (CONTEXT_ONLY) is skipped when its inputs are unchanged;
+    # the generic report is known to (importing it would import SciPy and Matplotlib, 1.4 s, for nothing)
+    context_only = all(m == GENERIC or _declares_context_only(m) for m in names)
+    inputs = _inputs(spec, plan, keys, out, store_dir) if context_only else None
+    if inputs is not None and _up_to_date(out, spec.name, inputs):
+        print(f"randml report: {spec.name}: up to date in {out}/ (the same rows, config, data and code as when it "
+              "was written; nothing rewritten)", file=sys.stdout)
+        return []
+    frame = rows_of(spec, store_dir, keys)  # the rows of this config's plan only
     if committed and keys and frame.empty:
         # every cell would read "not run": a wrong store_dir / $RANDML_STORE, or `make report` before the run,
         # must not turn the committed snapshot into empty tables (sets that need a download plan no keys)
@@ -64,16 +77,6 @@ def build_report(spec: ExperimentSpec, store_dir: str, results_dir: str, *,
             f"every table would read 'not run'; the artefacts in {out}/ are left as they are. Fix: run "
             f"`randml run experiment={spec.name}` (or its make target) first, or point store_dir=... or "
             "$RANDML_STORE at the store that has them")
-    modules = spec.options.get("report") or GENERIC
-    names = [modules] if isinstance(modules, str) else list(modules)
-    # a report whose modules all read nothing but the context (CONTEXT_ONLY) is skipped when its inputs are unchanged;
-    # the generic report is known to (importing it would import SciPy and Matplotlib, 1.4 s, for nothing)
-    context_only = all(m == GENERIC or getattr(importlib.import_module(m), "CONTEXT_ONLY", False) for m in names)
-    inputs = _inputs(spec, frame, plan, out, store_dir) if context_only else None
-    if inputs is not None and _up_to_date(out, spec.name, inputs):
-        print(f"randml report: {spec.name}: up to date in {out}/ (the same rows, config, data and code as when it "
-              "was written; nothing rewritten)", file=sys.stdout)
-        return []
     version = short_version()
     with ArtefactSet(out, spec.name, code_version=version) as artefacts:
         if inputs is not None:
@@ -98,22 +101,45 @@ def build_report(spec: ExperimentSpec, store_dir: str, results_dir: str, *,
     return paths
 
 
-def _inputs(spec: ExperimentSpec, frame: pd.DataFrame, plan, out: Path, store_dir) -> str:
-    """A fingerprint of everything a context-only report reads: the config, the rows it shows (their checksum),
-    the datasets (hashes, sources, which are unavailable), where it writes, and the code and installed
-    packages (:func:`randml_core.checkmemo.fingerprint`). A report module declares ``CONTEXT_ONLY = True`` when
-    it reads nothing else (the generic report does); one that reads more (other stores, committed
-    tables, published values) does not, and is rebuilt every time."""
+def _inputs(spec: ExperimentSpec, plan, keys: set, out: Path, store_dir) -> str:
+    """A fingerprint of everything a context-only report reads: the config, the rows it shows (the plan's keys
+    and the SHA-256 of every part of the experiment's store: the rows it selects are a function of both, so
+    nothing is read into a frame to decide), the datasets (hashes, sources, which are unavailable), where it
+    writes, and the code and installed packages (:func:`randml_core.checkmemo.fingerprint`). A changed or
+    compacted part changes it (a report rebuilt from the same rows writes the same files). A report module
+    declares ``CONTEXT_ONLY = True`` when it reads nothing else (the generic report does); one that reads more
+    (other stores, committed tables, published values) does not, and is rebuilt every time."""
     import hashlib
     import json
 
     from ..checkmemo import fingerprint
-    from ..store import rows_checksum
+    from ..store import Store
+    rows = hashlib.sha256("\n".join([*sorted(keys), "", *sorted(Store(store_dir, spec.store).digests().values())])
+                          .encode()).hexdigest()
     payload = {"config": spec.config_hash(), "code": fingerprint(), "out": str(out.resolve()),
-               "rows": rows_checksum(frame.reset_index(drop=True)) if len(frame) else "",
+               "rows": rows,
                "data": {n: [d.data_hash, d.source] for n, d in sorted(plan.datasets.items())},
                "unavailable": sorted(plan.unavailable), "store": str(Path(store_dir).resolve())}
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _declares_context_only(module_name: str) -> bool:
+    """Does the report module set ``CONTEXT_ONLY = True`` at its top level? Read from its source with ``ast``,
+    without importing it (a paper's report module imports pandas and Matplotlib: 0.5 s or more for a report
+    that is up to date); a module without source is imported and asked."""
+    import ast
+    import importlib.util
+    try:
+        spec = importlib.util.find_spec(module_name)
+    except (ImportError, ValueError):
+        spec = None
+    origin = getattr(spec, "origin", None)
+    if not origin or not str(origin).endswith(".py"):
+        return getattr(importlib.import_module(module_name), "CONTEXT_ONLY", False) is True
+    tree = ast.parse(Path(origin).read_text(encoding="utf-8"), filename=origin)
+    return any(isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value is True
+               and any(isinstance(t, ast.Name) and t.id == "CONTEXT_ONLY" for t in node.targets)
+               for node in tree.body)
 
 
 def _up_to_date(out: Path, name: str, inputs: str) -> bool:
