@@ -103,6 +103,9 @@ leaderboard: $(STAMP)
 leaderboard-full: $(STAMP)
 	$(call experiment,leaderboard)
 
-# The same leaderboard with equal tuning budgets: 6 settings per model, random search in the inner folds
+# The same leaderboard with equal tuning budgets (6 settings per model, random search in the inner folds) and
+# class weighting like for like: the whole table, then each class-weighting set ranked apart (same store)
 leaderboard-budget: $(STAMP)
 	$(call experiment,leaderboard_budget)
+	$(RANDML) report experiment=leaderboard_budget_balanced $(RUN_OPTS)
+	$(RANDML) report experiment=leaderboard_budget_unweighted $(RUN_OPTS)

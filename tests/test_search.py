@@ -224,8 +224,11 @@ def test_a_users_config_only_experiment_runs_every_kind_from_the_cli(tmp_path):
     assert "budget settings=3" in plan and "predicted" in plan
     report = randml("report")
     assert report.returncode == 0, report.stderr[-2000:]
-    table = next((tmp_path / "results").rglob("mysearch_nested.md")).read_text()
+    # every model is searched inside the inner folds: one table (the other rule would show the same picks)
+    assert not list((tmp_path / "results").rglob("mysearch_nested.md"))
+    table = next((tmp_path / "results").rglob("mysearch.md")).read_text()
     assert "Search: LR-halving: halving search, n=4 of 4 grid settings" in table
+    assert "Selection: each model's search inside the 2 inner folds of each outer fold (nested CV)" in table
     assert "missing" not in table
     assert next((tmp_path / "results").rglob("mysearch_search.png")).stat().st_size > 0  # best so far vs budget
     frame = load("mysearch", store_dir=tmp_path / "store", config_dir=conf, include_inner=True)

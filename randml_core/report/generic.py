@@ -115,6 +115,7 @@ def search_trace_figure(ctx) -> list:
 
 
 def build(ctx) -> list:
+    from ..search import is_search
     spec, whole = ctx.spec, ctx.frame
     columns = spec.columns or [v.name for v in spec.variants]
     tasks = dataset_tasks(ctx)
@@ -122,6 +123,9 @@ def build(ctx) -> list:
     rules = [("best_mean", "best mean CV score over the grid (the papers' rule; optimistic)", "")]
     if spec.protocol.inner_splits:
         rules.append(("nested", f"nested CV, {spec.protocol.inner_splits} inner folds per outer fold", "_nested"))
+        if all(is_search(v) for v in spec.variants):  # every pick is its search's, inside the inner folds: one table
+            rules = [("nested", f"each model's search inside the {spec.protocol.inner_splits} inner folds of each "
+                      "outer fold (nested CV)", "")]
     paths, stats = [], [f"# {spec.name}: comparison over datasets\n"]
     metrics = metrics_of(ctx)
     for metric in metrics:
