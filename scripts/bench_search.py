@@ -27,6 +27,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent       # where the results go
 sys.path.insert(0, str(Path(__file__).absolute().parent.parent))  # the tree this copy of the script is in
 OUT = REPO / "results" / "tables" / "bench_search.md"
+TABLES = REPO / "results" / "tables"
 WORK = REPO / "results" / "scratch" / "bench_search"
 FAMILIES = ["welm", "eem", "eekm", "lssvm", "svm"]
 FRACTIONS = {"1/4": 0.25, "1/10": 0.10}
@@ -155,6 +156,85 @@ def report(records: list[dict], command: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _seconds(text: str) -> float:
+    """``1.08 h`` / ``29.8 min`` / ``31.3 s`` (scripts/time_profile.py's format) in seconds."""
+    value, unit = text.split()
+    return float(value) * {"h": 3600, "min": 60, "s": 1}[unit]
+
+
+def profile_compute(path: Path) -> dict:
+    """model -> compute seconds from a profile written by scripts/time_profile.py (its model table)."""
+    out = {}
+    for line in path.read_text().splitlines() if path.is_file() else []:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 4 and cells[2].split()[-1:] and cells[2].split()[-1] in ("h", "min", "s") and cells[1].isdigit():
+            out[cells[0]] = _seconds(cells[2])
+    return out
+
+
+def _means(csv: Path):
+    import pandas as pd
+    t = pd.read_csv(csv).set_index("dataset")
+    return t[[c for c in t.columns if c.endswith(" mean")]].rename(columns=lambda c: c[: -len(" mean")])
+
+
+def leaderboard_section() -> list[str]:
+    """The leaderboard with equal budgets (``leaderboard_budget``, 6 random settings per model searched inside the
+    inner folds) beside the grid leaderboard's nested table, from the committed tables and compute profiles:
+    per model, the outer-fold GMean difference over the datasets both score (a Wilcoxon signed-rank test over
+    datasets), the average ranks, and the compute of each; then each model run with and without
+    class_weight=balanced. [] until ``leaderboard_budget.csv`` exists."""
+    import numpy as np
+    from scipy.stats import rankdata, wilcoxon
+    grid_csv, budget_csv = TABLES / "leaderboard_nested.csv", TABLES / "leaderboard_budget.csv"
+    if not (grid_csv.is_file() and budget_csv.is_file()):
+        return []
+    g, b = _means(grid_csv), _means(budget_csv)
+    gc, bc = profile_compute(TABLES / "leaderboard_profile.md"), profile_compute(TABLES / "leaderboard_budget_profile.md")
+    models = [m for m in g.columns if m in b.columns]
+    both = g.index.intersection(b.index)
+    full = [d for d in both if g.loc[d, models].notna().all() and b.loc[d, models].notna().all()]
+
+    def avg_rank(t):
+        return dict(zip(models, np.mean([rankdata(-t.loc[d, models].to_numpy(float)) for d in full], axis=0)))
+    rg, rb = avg_rank(g), avg_rank(b)
+    lines = ["", "## The leaderboard with equal budgets (issue 32; like for like: issue 31)", "",
+             "`make leaderboard-budget` (conf/experiment/leaderboard_budget.yaml): the 13 models, 26 datasets and "
+             "protocol of `leaderboard` (10-fold CV, nested 2-fold selection, seed 0), every model with the same "
+             "budget, 6 settings drawn at random (seeded) from a space spanning its leaderboard grid and searched "
+             "inside the inner folds of each outer fold. Beside it, the grid leaderboard's nested table "
+             "(`leaderboard_nested.csv`: grids of 1 (DT) to 24 (SLM Baseline) settings). Diff = budget minus grid "
+             "outer-fold GMean per dataset; p = Wilcoxon signed-rank over the datasets both score (two-sided, "
+             "zero differences dropped); ranks over the " + f"{len(full)} datasets every model scores "
+             "(1 = best). Compute = fit + predict seconds of every stored cell (`scripts/time_profile.py`: "
+             "`leaderboard_profile.md`, `leaderboard_budget_profile.md`).", "",
+             "| model | datasets | mean diff | largest loss | within 0.01 | better / worse | Wilcoxon p | "
+             "avg rank grid -> budget | compute grid -> budget |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for m in models:
+        d = (b[m] - g[m]).dropna()
+        p = wilcoxon(d[d != 0]).pvalue if (d != 0).sum() >= 1 else float("nan")
+        comp = (f"{gc[m] / 60:.1f} -> {bc[m] / 60:.1f} min" if m in gc and m in bc else "-")
+        lines.append(f"| {m} | {len(d)} | {d.mean():+.4f} | {d.min():+.4f} | {int((d >= -0.01).sum())} of {len(d)} | "
+                     f"{int((d > 0).sum())} / {int((d < 0).sum())} | {p:.3f} | {rg[m]:.2f} -> {rb[m]:.2f} | {comp} |")
+    tg = sum(gc.get(m, 0.0) for m in models)
+    tb = sum(v for v in bc.values())
+    lines += ["", f"Compute in all: grid {tg / 3600:.2f} h, budget {tb / 3600:.2f} h (every column of the budget run, "
+              "the -bal ones included). The run's wall time: `leaderboard_budget_profile.md`'s first paragraph.", ""]
+    pairs = [(m, f"{m}-bal") for m in b.columns if f"{m}-bal" in b.columns]
+    if pairs:
+        lines += ["### Class weighting, the same budget", "",
+                  "Each model that can do both, as scikit-learn's default and with class_weight=balanced: balanced minus "
+                  "default outer-fold GMean per dataset (p: Wilcoxon signed-rank over datasets). The EEM family, LS-SVM "
+                  "and the EEM paper's SVM-rbf weight the classes by construction; the SLM paper's models and XGBoost "
+                  "cannot: they are ranked in `leaderboard_budget_balanced` / `_unweighted` respectively.", "",
+                  "| model | datasets | mean diff | better / worse | Wilcoxon p |", "|---|---:|---:|---:|---:|"]
+        for m, mb in pairs:
+            d = (b[mb] - b[m]).dropna()
+            p = wilcoxon(d[d != 0]).pvalue if (d != 0).sum() >= 1 else float("nan")
+            lines.append(f"| {m} | {len(d)} | {d.mean():+.4f} | {int((d > 0).sum())} / {int((d < 0).sum())} | {p:.4f} |")
+    return lines
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--families", nargs="*", default=FAMILIES)
@@ -173,7 +253,7 @@ def main(argv=None) -> int:
         records.append(run_one(name, fam, overrides, args.datasets, Path(args.code), args.n_jobs))
     command = "python scripts/bench_search.py " + " ".join(argv if argv is not None else sys.argv[1:])
     from randml_core.artefacts import atomic_write
-    atomic_write(OUT, report(records, command.strip()))
+    atomic_write(OUT, report(records, command.strip()) + "\n".join(leaderboard_section()) + "\n")
     print(OUT.read_text())
     return 0
 
