@@ -488,7 +488,8 @@ class Store:
         memo, tables = self._memo(), []
         for path in self.parts():
             data = _read_bytes(path)
-            if memo.get(path.name) != hashlib.sha256(data).hexdigest():
+            digest = hashlib.sha256(data).hexdigest()
+            if memo.get(path.name) != digest:
                 return None  # new or changed bytes: verified (or quarantined) by the full read
             pf = pq.ParquetFile(pa.BufferReader(data), page_checksum_verification=True)
             schema, where = pf.schema_arrow, str(path)
@@ -498,7 +499,8 @@ class Store:
                 _validate_metadata(schema, meta, where)
             else:
                 validate_legacy_schema(schema, where)
-            tables.append(pf.read(columns=[c for c in dict.fromkeys(["key", *columns]) if c in schema.names]))
+            tables.append((digest, pf.read(columns=[c for c in dict.fromkeys(["key", *columns]) if c in schema.names])))
+        tables = [t for _, t in sorted(tables, key=lambda dt: dt[0])]  # the full read's order: parts by content hash
         n = sum(t.num_rows for t in tables)
         out = {c: [v for t in tables for v in (t.column(c).to_pylist() if c in t.column_names else [None] * t.num_rows)]
                for c in dict.fromkeys(["key", *columns]) if any(c in t.column_names for t in tables)}
