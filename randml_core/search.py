@@ -630,7 +630,7 @@ def plan_line(spec, variant, seconds_per_cell: float | None, n_datasets: int) ->
     n_folds, scopes = (p.inner_splits, outer) if nested else (outer, 1)
     if is_search(variant):
         cells = cells_per_scope(variant.search, n_folds, nested) * scopes * n_datasets
-        grid = len(variant.settings()) if grid_size(variant.search["space"]) else None
+        grid = grid_size(variant.search["space"])  # the space's settings when every axis is a choice, else None
         full = grid * outer * (1 + p.inner_splits) * n_datasets if grid else None
     else:
         cells = len(variant.settings()) * outer * (1 + p.inner_splits) * n_datasets

@@ -246,3 +246,14 @@ def test_shard_is_refused_with_an_adaptive_search_before_any_work(tmp_path):
         with pytest.raises(ConfigError, match="shard=0/2 with an adaptive search"):
             run(_spec(kind), str(tmp_path / "store"), shard="0/2", progress=False)
     assert not (tmp_path / "store").exists()
+
+
+def test_plan_line_compares_a_search_with_the_grid_of_its_own_space():
+    """leaderboard_budget: WELM's grid is null and its space a 6-value choice. 10 outer folds, 2 inner, 26 sets:
+    the search computes at most (6 x 2 + 1) x 10 x 26 = 3380 cells; the full grid of its space would be
+    6 x 10 x (1 + 2) x 26 = 4680 (the line once compared it with the 1-setting null grid: 780)."""
+    from randml_core.search import plan_line
+    spec = compose_spec("leaderboard_budget", [])
+    welm = next(v for v in spec.variants if v.name == "WELM-rbf")
+    line = plan_line(spec, welm, None, len(spec.datasets))
+    assert "at most 3380 cells (72% of the full grid's 4680)" in line, line
