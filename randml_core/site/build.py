@@ -173,6 +173,12 @@ relative links: no server, no network. Click a table header to sort.</div></foot
                 "the papers that loads offline, under one protocol; ranks and critical-difference diagrams over the "
                 "datasets. Rerun: <code>make leaderboard-full</code> (<code>randml run experiment=leaderboard</code>, "
                 "then <code>randml report experiment=leaderboard</code>).")
+        if any(p.stem.startswith(f"{LEADERBOARD}_budget") for p in a.tables):
+            lead += (" First, like for like: every model with the same tuning budget (6 settings drawn at random and "
+                     "searched inside the inner folds, nested CV: <code>make leaderboard-budget</code>), ranked within "
+                     "the models that weight the classes and within those that do not (<code>make "
+                     "leaderboard-budget-balanced</code>); then the whole equal-budget table, then the grids (nested, "
+                     "then the papers' optimistic best of the grid).")
         parts = ["<h1>Cross-paper leaderboard</h1>", f'<p class="lead">{lead}</p>',
                  '<nav class="toc"><a href="#tables">Tables</a><a href="#statistics">Statistics</a>'
                  '<a href="#figures">Figures</a><a href="#compute">Compute</a><a href="#provenance">Provenance</a></nav>',
@@ -334,6 +340,16 @@ relative links: no server, no network. Click a table header to sort.</div></foot
         return out
 
 
+#: the leaderboard page's order: like for like first (equal budgets, nested, each class-weighting set apart), then the
+#: whole equal-budget table, then the grid tables (nested, then the papers' optimistic best of the grid)
+LEADERBOARD_ORDER = ("_budget_balanced", "_budget_unweighted", "_budget", "_nested", "")
+
+
+def _leaderboard_order(path: Path) -> tuple:
+    stem = path.stem.removeprefix(LEADERBOARD).removesuffix("_stats").removesuffix("_profile")
+    return (LEADERBOARD_ORDER.index(stem) if stem in LEADERBOARD_ORDER else len(LEADERBOARD_ORDER), path.name)
+
+
 def leaderboard_artefacts(results: Path) -> Artefacts | None:
     """The leaderboard report's files: ``leaderboard.md`` and ``leaderboard_<rule>.md`` tables, ``_stats.md``,
     ``_profile.md`` (compute), ``leaderboard_*.png``; None when its table is not in ``results/tables``."""
@@ -341,7 +357,8 @@ def leaderboard_artefacts(results: Path) -> Artefacts | None:
     if not (tables / f"{LEADERBOARD}.md").is_file():
         return None
     a = Artefacts()
-    for p in sorted(filter(published, [tables / f"{LEADERBOARD}.md", *tables.glob(f"{LEADERBOARD}_*.md")])):
+    for p in sorted(filter(published, [tables / f"{LEADERBOARD}.md", *tables.glob(f"{LEADERBOARD}_*.md")]),
+                    key=_leaderboard_order):
         (a.stats if p.stem.endswith("_stats") else a.bench if p.stem.endswith("_profile") else a.tables).append(p)
     a.figures = sorted(filter(published, figures.glob(f"{LEADERBOARD}_*.png"))) if figures.is_dir() else []
     return a
