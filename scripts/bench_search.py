@@ -233,7 +233,8 @@ def leaderboard_section() -> list[str]:
         for m, mb in pairs:
             d = (bal[mb] - b[m]).dropna()
             p = wilcoxon(d[d != 0]).pvalue if (d != 0).sum() >= 1 else float("nan")
-            lines.append(f"| {m} | {len(d)} | {d.mean():+.4f} | {int((d > 0).sum())} / {int((d < 0).sum())} | {p:.4f} |")
+            lines.append(f"| {m} | {len(d)} | {d.mean():+.4f} | {int((d > 0).sum())} / {int((d < 0).sum())} | "
+                         + ("< 0.0001" if p < 0.0001 else f"{p:.4f}") + " |")
     return lines
 
 
