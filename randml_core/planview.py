@@ -9,11 +9,10 @@ one-line form (:func:`run_summary`) before it starts.
 from __future__ import annotations
 
 import math
-import statistics
 
 from .config import ExperimentSpec
 from .data.sources import no_downloads
-from .prediction import _fmt, _task_times, lpt_makespan, predict, resolve_workers  # noqa: F401  (re-exported)
+from .prediction import _fmt, _task_times, lpt_makespan, median_by, predict, resolve_workers  # noqa: F401  (re-exported)
 from .prediction import run_summary as _summary
 from .runner import make_plan, shard_tasks
 from .store import Store
@@ -31,11 +30,8 @@ def _seconds_per_cell(spec: ExperimentSpec, store_dir: str) -> dict:
     stored = Store(store_dir, spec.store).read_columns(["model", "fit_seconds", "predict_seconds"])
     if not stored.get("model") or "fit_seconds" not in stored:
         return {}
-    by: dict = {}
-    for model, fit, pred in zip(stored["model"], stored["fit_seconds"],
-                                stored.get("predict_seconds", [0.0] * len(stored["model"]))):
-        by.setdefault(model, []).append(_seconds(fit) + _seconds(pred))
-    return {m: statistics.median(v) for m, v in by.items()}
+    preds = stored.get("predict_seconds", [0.0] * len(stored["model"]))
+    return median_by(stored["model"], [_seconds(fit) + _seconds(pred) for fit, pred in zip(stored["fit_seconds"], preds)])
 
 
 def _seconds(value) -> float:

@@ -38,11 +38,16 @@ def _task_times(stored) -> dict:
     frame or ``{column: values}`` (:meth:`randml_core.store.Store.read_columns`); a missing time is left out."""
     if stored is None or "task_seconds" not in stored or "dataset" not in stored:
         return {}
+    return median_by(stored["dataset"], stored["task_seconds"])
+
+
+def median_by(keys, values) -> dict:
+    """``{key: median of its values}``, a missing value (None or NaN) or key (None) left out."""
     by: dict = {}
-    for dataset, seconds in zip(stored["dataset"], stored["task_seconds"]):
-        if seconds is not None and seconds == seconds and dataset is not None:
-            by.setdefault(dataset, []).append(float(seconds))
-    return {d: statistics.median(v) for d, v in by.items()}
+    for key, value in zip(keys, values):
+        if value is not None and value == value and key is not None:
+            by.setdefault(key, []).append(float(value))
+    return {k: statistics.median(v) for k, v in by.items()}
 
 
 def predict(tasks, stored, workers: int) -> tuple[float, float, float, list[str]]:

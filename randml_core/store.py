@@ -177,6 +177,21 @@ def validate_rows(frame: pd.DataFrame, where: str) -> None:
         raise CorruptPartError(f"{where}: unknown status value(s) {sorted(map(str, bad)) or ['<missing>']}")
 
 
+def _open_part(data: bytes, where: str) -> tuple[pq.ParquetFile, bool]:
+    """``(parquet file, legacy)`` of a part's bytes, its schema checked: the required columns and types, then
+    randml's metadata, or for a legacy part (written before checksums) every column the runner always wrote."""
+    pf = pq.ParquetFile(pa.BufferReader(data), page_checksum_verification=True)
+    schema = pf.schema_arrow
+    validate_schema(schema, where)
+    meta = schema.metadata or {}
+    legacy = not any(k.startswith(b"randml.") for k in meta)
+    if legacy:
+        validate_legacy_schema(schema, where)
+    else:
+        _validate_metadata(schema, meta, where)
+    return pf, legacy
+
+
 def _not_corruption(path: Path, why: str) -> StoreError:
     return StoreError(f"cannot read the store part '{path}' ({why}); it is not moved nor trusted: fix the "
                       "cause and run the command again")
@@ -379,15 +394,8 @@ class Store:
             raise CorruptPartError(f"{where}: its bytes changed after they were verified (sha256 {seen[:12]}… "
                                    f"then, {digest[:12]}… now); a part is never rewritten")
         verified = seen == digest
-        pf = pq.ParquetFile(pa.BufferReader(data), page_checksum_verification=True)
-        schema = pf.schema_arrow
-        validate_schema(schema, where)
-        meta = schema.metadata or {}
-        legacy = not any(k.startswith(b"randml.") for k in meta)
-        if legacy:
-            validate_legacy_schema(schema, where)
-        else:
-            _validate_metadata(schema, meta, where)
+        pf, legacy = _open_part(data, where)
+        schema, meta = pf.schema_arrow, pf.schema_arrow.metadata or {}
         full = columns is None or (not verified and not legacy)  # the rows checksum needs every column
         want = None if full else sorted({*columns, "key", "status", "timestamp"} & set(schema.names))
         frame = pf.read(columns=want).to_pandas()
@@ -491,15 +499,9 @@ class Store:
             digest = hashlib.sha256(data).hexdigest()
             if memo.get(path.name) != digest:
                 return None  # new or changed bytes: verified (or quarantined) by the full read
-            pf = pq.ParquetFile(pa.BufferReader(data), page_checksum_verification=True)
-            schema, where = pf.schema_arrow, str(path)
-            validate_schema(schema, where)
-            meta = schema.metadata or {}
-            if any(k.startswith(b"randml.") for k in meta):
-                _validate_metadata(schema, meta, where)
-            else:
-                validate_legacy_schema(schema, where)
-            tables.append((digest, pf.read(columns=[c for c in dict.fromkeys(["key", *columns]) if c in schema.names])))
+            pf, _ = _open_part(data, str(path))
+            names = pf.schema_arrow.names
+            tables.append((digest, pf.read(columns=[c for c in dict.fromkeys(["key", *columns]) if c in names])))
         tables = [t for _, t in sorted(tables, key=lambda dt: dt[0])]  # the full read's order: parts by content hash
         n = sum(t.num_rows for t in tables)
         out = {c: [v for t in tables for v in (t.column(c).to_pylist() if c in t.column_names else [None] * t.num_rows)]

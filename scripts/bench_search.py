@@ -178,6 +178,13 @@ def _means(csv: Path):
     return t[[c for c in t.columns if c.endswith(" mean")]].rename(columns=lambda c: c[: -len(" mean")])
 
 
+def _wilcoxon_p(diff) -> float:
+    """Two-sided Wilcoxon signed-rank p of per-dataset differences, zero differences dropped (NaN if none is left)."""
+    from scipy.stats import wilcoxon
+    nonzero = diff[diff != 0]
+    return wilcoxon(nonzero).pvalue if len(nonzero) else float("nan")
+
+
 def leaderboard_section() -> list[str]:
     """The leaderboard with equal budgets (``leaderboard_budget``, 6 random settings per model searched inside the
     inner folds) beside the grid leaderboard's nested table, from the committed tables and compute profiles:
@@ -185,7 +192,7 @@ def leaderboard_section() -> list[str]:
     datasets), the average ranks, and the compute of each; then each model run with and without
     class_weight=balanced. [] until ``leaderboard_budget.csv`` exists."""
     import numpy as np
-    from scipy.stats import rankdata, wilcoxon
+    from scipy.stats import rankdata
     grid_csv, budget_csv = TABLES / "leaderboard_nested.csv", TABLES / "leaderboard_budget.csv"
     if not (grid_csv.is_file() and budget_csv.is_file()):
         return []
@@ -212,7 +219,7 @@ def leaderboard_section() -> list[str]:
              "avg rank grid -> budget | compute grid -> budget |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for m in models:
         d = (b[m] - g[m]).dropna()
-        p = wilcoxon(d[d != 0]).pvalue if (d != 0).sum() >= 1 else float("nan")
+        p = _wilcoxon_p(d)
         comp = (f"{gc[m] / 60:.1f} -> {bc[m] / 60:.1f} min" if m in gc and m in bc else "-")
         lines.append(f"| {m} | {len(d)} | {d.mean():+.4f} | {d.min():+.4f} | {int((d >= -0.01).sum())} of {len(d)} | "
                      f"{int((d > 0).sum())} / {int((d < 0).sum())} | {p:.3f} | {rg[m]:.2f} -> {rb[m]:.2f} | {comp} |")
@@ -232,7 +239,7 @@ def leaderboard_section() -> list[str]:
                   "| model | datasets | mean diff | better / worse | Wilcoxon p |", "|---|---:|---:|---:|---:|"]
         for m, mb in pairs:
             d = (bal[mb] - b[m]).dropna()
-            p = wilcoxon(d[d != 0]).pvalue if (d != 0).sum() >= 1 else float("nan")
+            p = _wilcoxon_p(d)
             lines.append(f"| {m} | {len(d)} | {d.mean():+.4f} | {int((d > 0).sum())} / {int((d < 0).sum())} | "
                          + ("< 0.0001" if p < 0.0001 else f"{p:.4f}") + " |")
     return lines
