@@ -161,6 +161,7 @@ ENGINE_OPTIONS = {
     "register families", "preprocessing": "minmax | standard | none", "duplicates": "keep | drop | group",
     "train_criteria": "store the training-set criteria of the families that compute them", "svm_max_iter": "libsvm iteration bound",
     "cell_timeout": "seconds a plain fit may take", "title": "the table's title",
+    "cpu_time": "store x_fit_cpu_seconds, the worker's CPU seconds of each plain fit (timing claims)",
     "snapshot": "false for a smoke experiment: its report goes to results/scratch/<name>/, never over committed files",
     "metrics": "scikit-learn scorer names computed with each cell beside the built-in metrics (f1_macro, r2, ...)",
     "categorical": "onehot | ordinal: how a dataset card's categorical columns are encoded (fitted per fold)",
@@ -238,7 +239,7 @@ def _check_options(options: dict) -> None:
                 raise ConfigError(f"{where}={value} is invalid: a positive number of libsvm iterations, or -1 for no bound")
         elif key.endswith("_max_train"):
             _check_value(value, where, "int", low=1)
-        elif key in ("train_criteria", "snapshot"):
+        elif key in ("train_criteria", "snapshot", "cpu_time"):
             _check_value(value, where, "bool")
         elif key == "preprocessing" and value is not None:
             _check_value(value, where, "str", choices=("minmax", "standard", "none"))

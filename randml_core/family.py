@@ -156,11 +156,13 @@ def evaluate_plain(family: Family, split: Split, settings: list[dict], staged: b
     ``proba=True`` also stores ``predict_proba`` (log loss); ``staged=True`` scores the
     estimator's ``staged_predict`` / ``staged_predict_proba`` (stages numbered from 1);
     ``extras(fitted_estimator) -> dict`` adds numbers stored as ``x_<name>`` columns (model size);
-    ``cpu_time=True`` adds ``x_fit_cpu_seconds``, the CPU seconds of the worker process during the fit,
-    for timing claims: unlike the wall ``fit_seconds`` it does not grow when other processes share the cores.
+    ``cpu_time=True`` (or ``experiment.cpu_time: true``) adds ``x_fit_cpu_seconds``, the CPU seconds of the
+    worker process during the fit, for timing claims: unlike the wall ``fit_seconds`` it does not grow when other
+    processes share the cores.
     ``experiment.cell_timeout`` (seconds) bounds each fit; a fit past it is stored as failed."""
     results = []
     limit = split.options.get("cell_timeout")
+    cpu_time = cpu_time or bool(split.options.get("cpu_time"))
     for params in settings:
         def one(params=params):
             est = make_estimator(family, params, split.seed)
