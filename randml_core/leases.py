@@ -246,31 +246,35 @@ class Leases:
 
     def release(self, tid: str) -> None:
         """Remove our lease of ``tid`` (a lease another run took over is left to it)."""
-        with self._lock:
+        with self._lock:  # under the heartbeat's lock: a refresh never sees this lease half released
             if tid not in self.held:
                 return
             self.held.discard(tid)
-        info = read_lease(self.path(tid))
-        if info is not None and info.token == self.token:
-            with contextlib.suppress(FileNotFoundError):
-                self.path(tid).unlink()
+            info = read_lease(self.path(tid))
+            if info is not None and info.token == self.token:
+                with contextlib.suppress(FileNotFoundError):
+                    self.path(tid).unlink()
 
     def refresh(self) -> None:
-        """Re-write the heartbeat of every lease held (atomically: :func:`~randml_core.artefacts.atomic_write`)."""
+        """Re-write the heartbeat of every lease held (atomically: :func:`~randml_core.artefacts.atomic_write`).
+        Each lease is checked and re-written under the lock :meth:`release` takes, so a task that finishes during
+        a refresh is neither reported as taken over nor given its lease file back."""
         with self._lock:
             held = list(self.held)
         for tid in held:
-            info = read_lease(self.path(tid))
-            if info is None or info.token != self.token:
-                log.warning("leases: the lease of task %s was taken over by another run (this run's "
-                            "heartbeat stalled for more than %.0f s); both may compute it", tid, self.stale_after)
-                with self._lock:
+            with self._lock:
+                if tid not in self.held:  # released since the copy above
+                    continue
+                info = read_lease(self.path(tid))
+                if info is None or info.token != self.token:
+                    log.warning("leases: the lease of task %s was taken over by another run (this run's "
+                                "heartbeat stalled for more than %.0f s); both may compute it", tid, self.stale_after)
                     self.held.discard(tid)
-                continue
-            try:
-                atomic_write(self.path(tid), self._content(), recover_first=False)
-            except OSError as exc:
-                log.warning("leases: cannot refresh %s (%s)", self.path(tid), exc.strerror or exc)
+                    continue
+                try:
+                    atomic_write(self.path(tid), self._content(), recover_first=False)
+                except OSError as exc:
+                    log.warning("leases: cannot refresh %s (%s)", self.path(tid), exc.strerror or exc)
 
     def __enter__(self) -> "Leases":
         def loop():

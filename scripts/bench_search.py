@@ -193,11 +193,11 @@ def leaderboard_section() -> list[str]:
     class_weight=balanced. [] until ``leaderboard_budget.csv`` exists."""
     import numpy as np
     from scipy.stats import rankdata
-    grid_csv, budget_csv = TABLES / "leaderboard_nested.csv", TABLES / "leaderboard_budget.csv"
+    grid_csv, budget_csv = TABLES / "leaderboard_grid_nested.csv", TABLES / "leaderboard_budget.csv"
     if not (grid_csv.is_file() and budget_csv.is_file()):
         return []
     g, b = _means(grid_csv), _means(budget_csv)
-    gc, bc = profile_compute(TABLES / "leaderboard_profile.md"), profile_compute(TABLES / "leaderboard_budget_profile.md")
+    gc, bc = profile_compute(TABLES / "leaderboard_grid_profile.md"), profile_compute(TABLES / "leaderboard_budget_profile.md")
     models = [m for m in g.columns if m in b.columns]
     both = g.index.intersection(b.index)
     full = [d for d in both if g.loc[d, models].notna().all() and b.loc[d, models].notna().all()]
@@ -206,15 +206,15 @@ def leaderboard_section() -> list[str]:
         return dict(zip(models, np.mean([rankdata(-t.loc[d, models].to_numpy(float)) for d in full], axis=0)))
     rg, rb = avg_rank(g), avg_rank(b)
     lines = ["", "## The leaderboard with equal budgets (issue 32; like for like: issue 31)", "",
-             "`make leaderboard-budget` (conf/experiment/leaderboard_budget.yaml): the 13 models, 26 datasets and "
-             "protocol of `leaderboard` (10-fold CV, nested 2-fold selection, seed 0), every model with the same "
+             "`make leaderboard-full` (conf/experiment/leaderboard_budget.yaml): the 13 models, 26 datasets and "
+             "protocol of `leaderboard_grid` (10-fold CV, nested 2-fold selection, seed 0), every model with the same "
              "budget, 6 settings drawn at random (seeded) from a space spanning its leaderboard grid and searched "
              "inside the inner folds of each outer fold. Beside it, the grid leaderboard's nested table "
-             "(`leaderboard_nested.csv`: grids of 1 (DT) to 24 (SLM Baseline) settings). Diff = budget minus grid "
+             "(`leaderboard_grid_nested.csv`: grids of 1 (DT) to 24 (SLM Baseline) settings). Diff = budget minus grid "
              "outer-fold GMean per dataset; p = Wilcoxon signed-rank over the datasets both score (two-sided, "
              "zero differences dropped); ranks over the " + f"{len(full)} datasets every model scores "
              "(1 = best). Compute = fit + predict seconds of every stored cell (`scripts/time_profile.py`: "
-             "`leaderboard_profile.md`, `leaderboard_budget_profile.md`).", "",
+             "`leaderboard_grid_profile.md`, `leaderboard_budget_profile.md`).", "",
              "| model | datasets | mean diff | largest loss | within 0.01 | better / worse | Wilcoxon p | "
              "avg rank grid -> budget | compute grid -> budget |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for m in models:
@@ -227,15 +227,15 @@ def leaderboard_section() -> list[str]:
     tb = sum(v for v in bc.values())
     lines += ["", f"Compute in all: grid {tg / 3600:.2f} h, budget {tb / 3600:.2f} h (every model of the store's profile). "
               "The run's wall time: `leaderboard_budget_profile.md`'s first paragraph.", ""]
-    bal_csv = TABLES / "leaderboard_budget_balanced.csv"
+    bal_csv = TABLES / "leaderboard.csv"
     bal = _means(bal_csv) if bal_csv.is_file() else b.iloc[:, :0]
     pairs = [(m, f"{m}-bal") for m in b.columns if f"{m}-bal" in bal.columns]
     if pairs:
         lines += ["### Class weighting, the same budget", "",
                   "Each model that can do both, as scikit-learn's default (`leaderboard_budget.csv`) and with "
-                  "class_weight=balanced (`leaderboard_budget_balanced.csv`): balanced minus default outer-fold GMean per dataset (p: Wilcoxon signed-rank over datasets). The EEM family, LS-SVM "
+                  "class_weight=balanced (`leaderboard.csv`): balanced minus default outer-fold GMean per dataset (p: Wilcoxon signed-rank over datasets). The EEM family, LS-SVM "
                   "and the EEM paper's SVM-rbf weight the classes by construction; the SLM paper's models and XGBoost "
-                  "cannot: they are ranked in `leaderboard_budget_balanced` / `_unweighted` respectively.", "",
+                  "cannot: they are ranked in `leaderboard` (the headline) / `leaderboard_unweighted` respectively.", "",
                   "| model | datasets | mean diff | better / worse | Wilcoxon p |", "|---|---:|---:|---:|---:|"]
         for m, mb in pairs:
             d = (bal[mb] - b[m]).dropna()

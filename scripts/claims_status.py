@@ -21,13 +21,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 VERDICTS = ("held", "not held", "inconclusive", "not tested")
-#: paper -> (claims JSON, commit holding the previous rules' verdicts in that file)
+#: paper -> (claims JSON, commit holding the previous rules' verdicts[, the file that held them then])
 BEFORE = {
     "EEM": ("results/tables/eem_claims.json", "8e5f803"),
     "SLM": ("results/tables/slm_claims.json", "b5077ea"),
     "MeMd": ("results/tables/memd_claims.json", "f048d13"),
     "ELM boosting": ("results/tables/elmboost_claims.json", "492211f"),
-    "PRI-SMO": ("results/tables/pri_report.json", None),
+    "PRI-SMO": ("results/tables/pri_claims.json", "480a9f3", "results/tables/pri_report.json"),
 }
 #: the commit whose claims files hold issue 17's verdicts (the rules before issue 31's, 2026-11-27)
 ISSUE17 = "0e1e051"
@@ -79,19 +79,20 @@ def no_real(data: dict) -> int | None:
 def rows() -> list[tuple[str, dict | None, dict | None, dict | None, int | None, str]]:
     """(paper, before issue 17, issue 17 rules, now, claims resting on no real data now, note)."""
     out = []
-    for paper, (path, ref) in BEFORE.items():
+    for paper, (path, ref, *then) in BEFORE.items():
+        old_path = then[0] if then else path
         f = ROOT / path
         data = json.loads(f.read_text()) if f.is_file() else None
         now = counts(data, paper) if data else None
-        mid_data = _git_json(path, ISSUE17) if ref is not None else None
+        mid_data = _git_json(old_path, ISSUE17) if ref is not None else None
         mid = counts(mid_data, paper) if mid_data else now
         if ref is None:
             out.append((paper, now, now, now, no_real(data) if data else None,
                         "rules unchanged by issues 17 and 31" if now else f"no {path} yet"))
             continue
-        old = _git_json(path, ref)
+        old = _git_json(old_path, ref)
         out.append((paper, counts(old, paper) if old else None, mid, now, no_real(data) if data else None,
-                    f"before: {path} at {ref}; issue 17 rules: at {ISSUE17}"))
+                    f"before: {old_path} at {ref}; issue 17 rules: at {ISSUE17}"))
     return out
 
 

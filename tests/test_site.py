@@ -375,17 +375,18 @@ def test_every_page_loads_in_chromium_without_errors(tmp_path):
 
 
 def test_the_leaderboard_page_puts_like_for_like_first(small_results, tmp_path):
-    """Equal budgets, each class-weighting set apart, then the whole equal-budget table, then the grids (nested,
-    then best of the grid), whatever the file names' sort order; the lead says what comes first."""
+    """The headline (equal budgets, the models that weight the classes), the unweighted set, then the whole
+    equal-budget table, then the grids (nested, then best of the grid), whatever the file names' sort order; the
+    lead says what comes first."""
     t = small_results / "tables"
-    for stem in ("leaderboard", "leaderboard_nested", "leaderboard_budget", "leaderboard_budget_unweighted",
-                 "leaderboard_budget_balanced"):
+    for stem in ("leaderboard_grid", "leaderboard_grid_nested", "leaderboard_budget", "leaderboard_unweighted",
+                 "leaderboard"):
         (t / f"{stem}.md").write_text(f"# {stem}: gmean\n\n| dataset | A |\n|---|---|\n| d | 0.9 |\n")
     site = tmp_path / "site"
     build_site(small_results, site)
     page = (site / "leaderboard.html").read_text()
     tables = page.split('id="tables"')[1].split('id="statistics"')[0]
-    order = [tables.index(f'id="{s}"') for s in ("leaderboard_budget_balanced", "leaderboard_budget_unweighted",
-                                                  "leaderboard_budget", "leaderboard_nested", "leaderboard")]
+    order = [tables.index(f'id="{s}"') for s in ("leaderboard", "leaderboard_unweighted", "leaderboard_budget",
+                                                  "leaderboard_grid_nested", "leaderboard_grid")]
     assert order == sorted(order)
-    assert "First, like for like" in page
+    assert "The headline compares like with like" in page

@@ -27,10 +27,14 @@ ROOT = Path(__file__).resolve().parents[2]
 MARGIN_PP = 2.0
 #: "half the time": the JS fit must be significantly more than this factor faster than the J fit
 HALF_TIME_FACTOR = 1.5
+#: "The number of points is large thereby making parameter estimation time for MeMd-J twice as MeMd-JS" (Section
+#: IV-B): the timing claim is tested only where the training folds have at least this many rows (the paper's
+#: multi-class 20 Newsgroups problems have thousands of documents; srbct has 74, the gene-like sets < 200)
+LARGE_POINTS = 1000
 #: "drastic" reduction: chosen K at most this fraction of the features on every outer fold
 DRASTIC = 0.10
 #: the dates of the rules this round left as they were (the margin itself dates from 2026-11-25)
-OLD_DATES = {"t2-prunes": "2026-11-25", "t3-reduces": "2026-11-25", "js-half-time": "2026-11-26"}
+OLD_DATES = {"t2-prunes": "2026-11-25", "t3-reduces": "2026-11-25"}
 MARGINS = [("accuracy (Tables II, III)", f"±{MARGIN_PP:g} pp (accuracy points), fixed 2026-11-25",
             "the paper calls MeMd-J / MeMd-JS 'quite similar' and MeMd / SVM 'comparable' on its own Table III "
             "where they differ by up to about 2 points (see below)"),
@@ -43,9 +47,10 @@ DEVIATIONS = [
     "assumes, which favour MeMd by construction.",
     "The 20 Newsgroups problems use scikit-learn's bydate version, whose document counts differ from the paper's "
     "for 3 of the 11 problems; offline they are replaced by generated text-like stand-ins.",
-    "'half the time' is timed on the fits' CPU seconds at about 0.02 s per fit on srbct (74 rows), far from the "
-    "regime the paper states ('the number of points is large'); the timing rule is left as it was (2026-11-26) "
-    "and needs a re-run on larger sets to be fair.",
+    f"'half the time' is tested only on multi-class sets with at least {LARGE_POINTS} training rows, the regime the "
+    "paper states ('The number of points is large'); srbct (74 rows, about 0.02 s per fit) and the gene-like "
+    "stand-ins are outside it, so the claim is not tested here (the 20 Newsgroups 4-class problems need a "
+    "download).",
 ]
 
 WORDS = {
@@ -174,6 +179,13 @@ def _timings(f: pd.DataFrame, datasets: list[str]) -> tuple[np.ndarray, np.ndarr
 def _half_time(f: pd.DataFrame, datasets: list[str], label: str) -> C.Decision:
     if not datasets:
         return C.not_tested(f"no multi-class {label} dataset")
+    n = f[f["dataset"].isin(datasets)].groupby("dataset")["n_train"].min()
+    small = {d: int(v) for d, v in n.items() if v < LARGE_POINTS}
+    datasets = [d for d in datasets if d not in small]
+    if not datasets:
+        return C.not_tested("outside the regime the paper states ('The number of points is large'): "
+                            + ", ".join(f"{d} has {v} training rows" for d, v in small.items())
+                            + f" (< {LARGE_POINTS})")
     slow, fast, clock = _timings(f, datasets)
     return C.faster(slow, fast, HALF_TIME_FACTOR, what=f"MeMd-J / MeMd-JS fits on {', '.join(datasets)} ({clock} seconds)")
 
@@ -237,8 +249,9 @@ def decide(tables: Path) -> list[C.Claim]:
                                                     **acc), merged(k2, k3), multi),
         margin=f"±{MARGIN_PP:g} pp (equivalence)")
     half = three(lambda ds: _half_time(f, ds, "original"), merged(k2, k3), multi)
-    add("js-half-time", f"paired CPU seconds of the MeMd-J and MeMd-JS fits on the same folds (multi-class sets; "
-        f"wall seconds moved the verdict with the machine's load), one-sided "
+    add("js-half-time", f"paired CPU seconds of the MeMd-J and MeMd-JS fits on the same folds (multi-class sets with "
+        f">= {LARGE_POINTS} training rows: 'The number of points is large'; wall seconds moved the verdict with the "
+        f"machine's load), one-sided "
         f"t-test of log(J / JS) against log({HALF_TIME_FACTOR:g}): held if JS is significantly more than "
         f"{HALF_TIME_FACTOR:g}x faster (closer to the paper's 2x than to 1x), not held if significantly less",
         half, margin=f"{HALF_TIME_FACTOR:g}x")

@@ -1,11 +1,15 @@
 # PRI-SMO (Sanchez Giraldo): the sweep of Figures 1-2 and its kernel-width sensitivity (issue 17 item 3).
 # bench-pri stays in the Makefile with the other benchmarks.
 
-.PHONY: pri pri-quick pri-sensitivity
+.PHONY: pri pri-quick pri-sensitivity pri-claims
 
 # PRI-SMO Figures 1-2 and report (hours: N up to 50 000 x 15 settings x 5 repeats); pri-quick: < 1 min.
 pri: $(STAMP)
 	$(call experiment,pri_sweep)
+
+# The claims (pri_claims.md/.json) from the committed pri_summary.csv and pri_sensitivity.csv: seconds, no store.
+pri-claims: $(STAMP)
+	$(PY) -m randml_papers.pri.claims
 
 pri-quick: $(STAMP)
 	$(call experiment,pri_quick)

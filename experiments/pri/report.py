@@ -16,7 +16,7 @@ Everything except the scatter figure is a pure function of the stored frame (``c
   (``pri_support_lam``, ``pri_support_tol``, the sweep's sigma and kernel width) to overlay its
   support points on the data. The store keeps only scalars per cell, never the points.
 
-How each claim is decided: see ``RULES`` (also printed in the report).
+The claims are decided in :mod:`randml_papers.pri.claims` (``<prefix>_claims.md``).
 
 Growth exponent: least squares of log(seconds) on log(N) over every successful run (all repeats),
 per (lambda, tol), and pooled with one intercept per (lambda, tol) (the within-group slope); the
@@ -26,7 +26,6 @@ The report assumes one sigma (the paper's 0.2) and one model variant per experim
 """
 from __future__ import annotations
 
-import json
 
 import numpy as np
 import pandas as pd
@@ -44,21 +43,6 @@ COLUMNS = {"p_n_samples": "n", "p_tol": "tol", "p_lam": "lam", "p_sigma": "sigma
            "x_max_iter": "max_iter", "x_hit_max_iter": "hit_cap", "x_stop_reason": "stop"}
 TIDY = list(COLUMNS.values())
 GROUP = ["lam", "tol", "n"]
-
-RULES = """\
-1. time grows as the tolerance tightens: in each (lambda, N) group the median time at the tightest
-   tolerance exceeds the one at the loosest, in at least ``majority`` (0.9) of the groups;
-2. the number of SV falls as the tolerance tightens: mean #SV at the tightest tolerance below the
-   loosest, in at least ``majority`` of the (lambda, N) groups that are not saturated (a group where
-   every point is a support vector at every tolerance cannot fall and is reported separately);
-3. the cap is never attained at the larger sizes: no run with N >= ``pri_large_n`` stops at it;
-4. the cap is attained by small N / small epsilon / large lambda: at least one run hits it and the
-   hit rate is higher at the smallest than at the largest N, at the tightest than at the loosest
-   tolerance and at the largest than at the smallest lambda (rates pooled over the other factors);
-5. tens of thousands of samples are manageable: every run with N >= ``pri_large_n`` finished and
-   the median fit time of every setting at the largest N is <= ``pri_manageable_seconds``.
-"""
-
 
 # --------------------------------------------------------------------------- data
 def tidy(frame: pd.DataFrame) -> pd.DataFrame:
@@ -143,127 +127,12 @@ def _fmt_tol(t: float) -> str:
     return f"{t:g}"
 
 
-def _groups_extreme_tol(stat: pd.Series) -> pd.DataFrame:
-    """From a (lam, n, tol)-indexed statistic: per (lam, n) the value at the loosest and the tightest tol."""
-    rows = []
-    for (lam, n), g in stat.groupby(level=["lam", "n"]):
-        g = g.droplevel(["lam", "n"]).sort_index()
-        if len(g) >= 2:
-            rows.append({"lam": lam, "n": n, "loose": g.iloc[-1], "tight": g.iloc[0],
-                         "adjacent_up": int((np.diff(g.to_numpy()[::-1]) > 0).sum()), "adjacent": len(g) - 1})
-    return pd.DataFrame(rows, columns=["lam", "n", "loose", "tight", "adjacent_up", "adjacent"])
-
-
-def claims(rows: pd.DataFrame, large_n: int = 10_000, manageable_seconds: float = 600.0,
-           majority: float = 0.9) -> list[dict]:
-    """The paper's Section 6.1 / 7 statements checked on tidy rows (see the module docstring).
-
-    Each item: ``{"id", "claim", "status": "held" | "not held" | "not tested", "evidence"}``.
-    """
-    ok = _ok(rows)
-    out = []
-
-    def add(cid, claim, status, evidence):
-        out.append({"id": cid, "claim": claim, "status": status, "evidence": evidence})
-
-    n_tols = ok["tol"].nunique() if len(ok) else 0
-    # 1. time vs tolerance
-    claim = "Computation time grows as the tolerance tightens (Section 6.1, Figure 1)"
-    if n_tols < 2:
-        add("time_tol", claim, "not tested", "fewer than two tolerances in the run")
-    else:
-        t = _groups_extreme_tol(ok.groupby(["lam", "n", "tol"])["seconds"].median())
-        it = _groups_extreme_tol(ok.groupby(["lam", "n", "tol"])["n_iter"].mean())
-        ratio = t["tight"] / t["loose"]
-        k, m = int((ratio > 1).sum()), len(t)
-        held = m > 0 and k / m >= majority
-        worst = t.loc[ratio.idxmin()]
-        add("time_tol", claim, "held" if held else "not held",
-            f"median time at the tightest tolerance > at the loosest in {k} of {m} (lambda, N) groups "
-            f"(need >= {majority:.0%}); time ratio tightest/loosest {ratio.min():.2f}-{ratio.max():.2f} "
-            f"(median {ratio.median():.2f}; lowest at lambda={worst.lam:g}, N={int(worst.n)}); "
-            f"{int(t['adjacent_up'].sum())} of {int(t['adjacent'].sum())} single tolerance steps slower; "
-            f"iterations ratio tightest/loosest median {(it['tight'] / it['loose']).median():.2f}")
-    # 2. #SV vs tolerance
-    claim = "The number of support vectors falls as the tolerance tightens (Section 6.1, Figure 2)"
-    if n_tols < 2:
-        add("sv_tol", claim, "not tested", "fewer than two tolerances in the run")
-    else:
-        sv = ok.groupby(["lam", "n", "tol"])["n_sv"].mean()
-        e = _groups_extreme_tol(sv)
-        sat = (ok["n_sv"] == ok["n"]).groupby([ok["lam"], ok["n"]]).all()
-        e["saturated"] = [bool(sat.loc[(lam, n)]) for lam, n in zip(e["lam"], e["n"])]
-        live = e[~e["saturated"]]
-        fewer, equal, more = (int((live["tight"] < live["loose"]).sum()), int((live["tight"] == live["loose"]).sum()),
-                              int((live["tight"] > live["loose"]).sum()))
-        m = len(live)
-        held = m > 0 and fewer / m >= majority
-        ratio = live["tight"] / live["loose"]
-        rtxt = f"; #SV ratio tightest/loosest {ratio.min():.2f}-{ratio.max():.2f} (median {ratio.median():.2f})" if m else ""
-        add("sv_tol", claim, "held" if held else "not held",
-            f"fewer SV at the tightest than at the loosest tolerance in {fewer} of {m} (lambda, N) groups "
-            f"(need >= {majority:.0%}), equal in {equal}, more in {more}{rtxt}; "
-            f"{int(e['saturated'].sum())} group(s) excluded as saturated (every point a SV at every tolerance)")
-    # 3. the cap at large N
-    big = rows[rows["n"] >= large_n]
-    big_ok = ok[ok["n"] >= large_n]
-    claim = f"The N log N iteration cap is never attained at the larger sample sizes (N >= {large_n})"
-    if big_ok.empty:
-        nmax = int(rows["n"].max()) if len(rows) else 0
-        add("cap_large", claim, "not tested", f"no successful run with N >= {large_n} (largest N run: {nmax})")
-    else:
-        hits = int(big_ok["hit_cap"].sum())
-        use = (big_ok["n_iter"] / big_ok["max_iter"]).max()
-        add("cap_large", claim, "held" if hits == 0 else "not held",
-            f"{hits} of {len(big_ok)} runs with N >= {large_n} stopped at the cap; "
-            f"largest iterations / cap among them {use:.2f}")
-    # 4. where the cap is hit
-    claim = ("The cap is attained only by small N on the most demanding settings "
-             "(small tolerance, large lambda) (Section 6.1)")
-    hits = int(ok["hit_cap"].sum()) if len(ok) else 0
-    if len(ok) == 0:
-        add("cap_where", claim, "not tested", "no successful run")
-    elif hits == 0:
-        add("cap_where", claim, "not held", f"the cap was never attained in {len(ok)} runs")
-    else:
-        parts, held, tested = [], True, True
-        for col, extreme, other, name in (("n", "min", "max", "N"), ("tol", "min", "max", "tolerance"),
-                                          ("lam", "max", "min", "lambda")):
-            rate = ok.groupby(col)["hit_cap"].mean()
-            if len(rate) < 2:
-                tested = False
-                parts.append(f"only one {name} value")
-                continue
-            a, b = rate.loc[getattr(rate.index, extreme)()], rate.loc[getattr(rate.index, other)()]
-            held &= bool(a > b)
-            parts.append(f"hit rate at {extreme} {name} ({getattr(rate.index, extreme)():g}) {a:.0%} vs "
-                         f"{other} {name} ({getattr(rate.index, other)():g}) {b:.0%}")
-        g = ok.groupby(GROUP)["hit_cap"].agg(["sum", "size"])
-        where = ", ".join(f"lambda={lam:g}/tol={_fmt_tol(tol)}/N={n}: {int(r['sum'])}/{int(r['size'])}"
-                          for (lam, tol, n), r in g[g["sum"] > 0].iterrows())
-        status = ("held" if held else "not held") if tested else "not tested"
-        add("cap_where", claim, status, f"{hits} of {len(ok)} runs hit the cap; " + "; ".join(parts)
-            + f". Runs at the cap: {where}")
-    # 5. tens of thousands manageable
-    claim = f"Tens of thousands of samples are manageable (Section 7): N >= {large_n} runs finish"
-    if big.empty:
-        nmax = int(rows["n"].max()) if len(rows) else 0
-        add("large_n", claim, "not tested", f"no run with N >= {large_n} (largest N run: {nmax})")
-    else:
-        failed = int((big["status"] != "ok").sum())
-        nmax = int(big["n"].max())
-        top = ok[ok["n"] == nmax].groupby(["lam", "tol"])["seconds"].median()
-        if top.empty:
-            add("large_n", claim, "not held", f"every run at the largest N = {nmax} failed")
-        else:
-            (wl, wt), worst = top.idxmax(), float(top.max())
-            held = failed == 0 and worst <= manageable_seconds
-            add("large_n", claim, "held" if held else "not held",
-                f"{failed} of {len(big)} runs with N >= {large_n} failed; at the largest N = {nmax} the median fit "
-                f"time per (lambda, tol) is {float(top.min()):.1f}-{worst:.1f} s (slowest lambda={wl:g}, "
-                f"tol={_fmt_tol(wt)}; budget {manageable_seconds:g} s on one core). Memory is O(N + cache) by "
-                f"construction (the N x N matrix is never formed), not measured by the sweep")
-    return out
+def claims(rows: pd.DataFrame, large_n: int = 10_000, manageable_seconds: float = 600.0) -> list[dict]:
+    """The paper's statements on tidy rows, decided by :func:`randml_papers.pri.claims.decide` on their summary:
+    ``[{"id", "claim", "status", "evidence"}]`` (the verdict on the mixture, i.e. the regenerated column)."""
+    from .claims import decide
+    return [{"id": c.id, "claim": c.words, "status": c.regenerated.verdict, "evidence": c.regenerated.evidence}
+            for c in decide(summarise(rows), large_n, manageable_seconds)]
 
 
 # --------------------------------------------------------------------------- figures
@@ -356,28 +225,13 @@ def _summary_markdown(s: pd.DataFrame) -> str:
     return frame_markdown(t)
 
 
-def sensitivity_section(tables, kernel_width: str = "sqrt2_sigma") -> list[str]:
-    """A short pointer to ``tables/pri_sensitivity.md`` (kernel width sqrt(2) sigma vs sigma, issue 17): the
-    verdicts under each reading from ``pri_sensitivity.json``, or how to generate it."""
-    head = ["## Sensitivity: kernel width sqrt(2) sigma versus sigma", ""]
-    path = tables / "pri_sensitivity.json"
-    if not path.is_file():
-        return head + ["Not generated yet: `make pri-sensitivity` (`python -m randml_papers.pri.sensitivity`) writes "
-                       "`tables/pri_sensitivity.md`.", ""]
-    s = json.loads(path.read_text())
-    readings = list(s["verdicts"])
-    ids = list(s["verdicts"][readings[0]])
-    rows = [f"| {i} | " + " | ".join(s["verdicts"][r][i].upper() for r in readings) + " |" for i in ids]
-    best = s["closest"]
-    return head + [
-        f"The claims above use `kernel_width={kernel_width}`; the literal reading and headline is "
-        f"`{s['headline']}` (V of width sqrt(2) sigma: Eq. 6 applied to Section 6.1's Parzen kernel). "
-        "`tables/pri_sensitivity.md` reruns the grid at reduced "
-        f"scale (N <= {s['n_max']}, {s['fits']} fits) under both readings; same rules:", "",
-        "| claim | " + " | ".join(readings) + " |", "|---|" + "---|" * len(readings), *rows, "",
-        ("Closest to the paper's statements: " + (f"**{best}**" if best else "neither (same number held)")
-         + " (" + ", ".join(f"{r}: {k} held" for r, k in s["held"].items()) + "). The paper publishes no numbers "
-         "for its figures, and its text does not clearly support V = kappa, so the headline stays sqrt(2) sigma."), ""]
+def claims_pointer(prefix: str = "pri") -> list[str]:
+    """The report's claims section: where the verdicts are (one source of them: ``<prefix>_claims.md``)."""
+    return ["## The paper's claims", "",
+            f"Decided in `{prefix}_claims.md` / `.json` (`randml_papers.pri.claims`, from `{prefix}_summary.csv`; "
+            "written by this report and by `make pri-claims` from the committed summary): each claim's rule, "
+            "statistic, margin, power and the verdict at half and double the margin, and the same claims under both "
+            "readings of the kernel width (`pri_sensitivity.csv`)."]
 
 
 def build(ctx) -> list:
@@ -390,7 +244,8 @@ def build(ctx) -> list:
         raise ValueError(f"the PRI report compares runs at one sigma (the paper's 0.2); the store holds sigma in "
                          f"{sorted(rows['sigma'].unique())}: report one sigma per experiment")
     summary = summarise(rows)
-    checks = claims(rows, large_n=large_n, manageable_seconds=budget)
+    from .claims import render
+    claims_md, claims_json = render(ctx.results_dir / "tables", summary, prefix, large_n, budget)
     per_group = growth_exponents(rows)
     pooled = pooled_exponent(rows)
     pooled_iter = pooled_exponent(rows, "n_iter")
@@ -427,9 +282,8 @@ def build(ctx) -> list:
         f"{grid.get('lam')}, sigma in {sigmas} (kernel_width={kernel_width}); {spec.protocol.describe()}. "
         f"Each repeat draws a new sample of the paper's 3-Gaussian mixture from its model seed; max iterations "
         f"ceil(N ln N). Stored runs: {len(rows)} of {ctx.n_planned} planned ({missing} missing, {n_failed} failed).",
-        "", "## The paper's claims on this run", ""]
-    lines += [f"- **{c['status'].upper()}**: {c['claim']} — {c['evidence']}." for c in checks]
-    lines += [""] + sensitivity_section(tables, kernel_width)[:-1]
+        ""]
+    lines += claims_pointer(prefix)
     lines += ["", "## Growth of the fit time in N", "",
               f"Pooled least-squares exponent b in log(seconds) = a_(lambda,tol) + b log(N) over all {len(_ok(rows))} "
               f"successful runs (one intercept per setting): **b = {pooled:.3f}** (iterations: b = {pooled_iter:.3f}); "
@@ -446,16 +300,16 @@ def build(ctx) -> list:
               f"Figures: `figures/{prefix}_fig1.png|pdf` (time), `figures/{prefix}_fig2.png|pdf` (#SV), "
               f"`figures/{prefix}_support.png|pdf` (illustration, refitted by the report: N={s_n}, lambda={s_lam:g}, "
               f"tol={_fmt_tol(s_tol)}, seed {s_seed}: {len(sup.support_)} support points, stop {sup.stop_reason_}).",
-              "", "How the claims are decided (thresholds: experiment options `pri_large_n`, "
-              "`pri_manageable_seconds`; majority 0.9):", "", RULES, "",
-              "The paper's figures are plots without numbers in the text copy; no published values are compared."]
+              "", "The paper's figures are plots without numbers in the text copy; no published values are compared."]
     md = out.write_text(tables / f"{prefix}_report.md", "\n".join(lines) + "\n")
-    js = out.write_json(tables / f"{prefix}_report.json", {"claims": checks, "pooled_exponent": pooled, "pooled_iteration_exponent": pooled_iter,
+    js = out.write_json(tables / f"{prefix}_report.json", {"pooled_exponent": pooled, "pooled_iteration_exponent": pooled_iter,
                               "upper_half_n_min": n_hi, "pooled_exponent_upper_half": pooled_hi,
                               "exponents": per_group.to_dict(orient="records"), "runs": len(rows),
                               "failed": n_failed, "planned": ctx.n_planned,
                               "support_figure": {"n": s_n, "lam": s_lam, "tol": s_tol, "seed": s_seed,
                                                  "n_sv": int(len(sup.support_))}}, indent=1, default=float)
     csv = out.write_csv(tables / f"{prefix}_summary.csv", summary)
+    cmd = out.write_text(tables / f"{prefix}_claims.md", claims_md)
+    cjs = out.write_json(tables / f"{prefix}_claims.json", claims_json, indent=1)
     print("\n".join(lines))
-    return paths + [md, js, csv]
+    return paths + [md, js, csv, cmd, cjs]

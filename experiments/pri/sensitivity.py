@@ -13,14 +13,14 @@ sqrt(2) sigma. ``PRISMO(kernel_width=...)`` (``randml_core/models/pri.py``, ``_p
 Both readings run the grid of ``pri_sweep`` (tol 0.1 / 0.01 / 0.001, lambda 1.5 / 2 / 5 / 10 / 20,
 sigma 0.2, cap ceil(N ln N)) at N = 500 .. 10 000 instead of 50 000, with the sweep's own seeds
 (repeat r uses the runner's model seed of repeat r, so the sqrt2_sigma rows are the stored sweep's cells
-for those repeats): 2 repeats up to N = 5000, 1 at N = 10 000. The claims of ``pri_report.json`` are
-decided on each reading's rows by ``randml_papers.pri.report.claims`` (same rules and thresholds).
+for those repeats): 2 repeats up to N = 5000, 1 at N = 10 000. The claims of ``pri_claims.md`` are
+decided on each reading's rows by ``randml_papers.pri.claims`` (same rules and thresholds).
 
 The paper's Figures 1-2 are plots without numbers in the text copy, so its published "values" are the
 statements of Sections 6.1 and 7; the reading closest to them is the one whose runs hold more of them.
 
 Writes ``results/tables/pri_sensitivity.csv`` (one row per fit), ``pri_sensitivity.md`` and
-``pri_sensitivity.json`` (verdicts per reading, read by the PRI report for its short section).
+``pri_sensitivity.json`` (verdicts per reading; ``pri_claims.md`` decides them again from the csv).
 
     python -m randml_papers.pri.sensitivity [--repeats 2] [--large-repeats 1] [--results results]
     python -m randml_papers.pri.sensitivity --render     # the markdown and json again from the committed csv
@@ -56,7 +56,7 @@ TOLS = (0.1, 0.01, 0.001)
 LAMS = (1.5, 2.0, 5.0, 10.0, 20.0)
 LARGE_N = 10_000  # pri_sweep's pri_large_n
 BUDGET = 600.0  # pri_sweep's pri_manageable_seconds
-#: the paper's words behind each claim id of randml_papers.pri.report.claims
+#: the paper's words behind each claim id of randml_papers.pri.claims
 QUOTES = {
     "time_tol": "\"The tolerance level has a clear effect on the computation time\" (6.1)",
     "sv_tol": "\"the number of support vectors which reduces when the level of accuracy increase\" (6.1)",
@@ -98,7 +98,8 @@ def run(ns=NS, tols=TOLS, lams=LAMS, repeats: int = 2, large_repeats: int = 1, l
 
 
 def verdicts(long: pd.DataFrame, large_n: int = LARGE_N, budget: float = BUDGET) -> dict:
-    """``{reading: claims list}`` from ``randml_papers.pri.report.claims`` on each reading's rows."""
+    """``{reading: claims list}`` from ``randml_papers.pri.report.claims`` (the rules of
+    ``randml_papers.pri.claims``) on each reading's rows."""
     return {r: claims(g.reset_index(drop=True), large_n=large_n, manageable_seconds=budget)
             for r, g in long.groupby("reading", sort=False)}
 
@@ -175,7 +176,7 @@ def markdown(long: pd.DataFrame, v: dict) -> str:
         "are the stored sweep's cells of those repeats), one BLAS thread, under `nice`. Readings: "
         + "; ".join(f"`{r}`: {t}" for r, t in READINGS.items()) + ".", "",
         "## The paper's statements under each reading", "",
-        "Same rules and thresholds as `pri_report.md` (`randml_papers.pri.report.claims`, large N from "
+        "Same rules and thresholds as `pri_claims.md` (`randml_papers.pri.claims`, large N from "
         f"{LARGE_N}, budget {BUDGET:g} s), decided on this run's rows. The paper publishes no numbers for "
         "Figures 1-2 (plots only in the text copy), so these statements are the published values. At this scale "
         f"the two large-N statements (cap_large, large_n) rest on the {int((long['n'] >= LARGE_N).sum() // max(1, long['reading'].nunique()))} "

@@ -539,17 +539,30 @@ def _part(d: Decision | None) -> str:
     return d.cell() if d is not None else "-"
 
 
+def _deciding(c: Claim) -> tuple[str, Decision]:
+    """The part whose power and sensitivity the table shows: the real data's, or, for a claim not tested on real
+    data, the first tested of the regenerated data and the substitutes (named in the cell)."""
+    if c.real.verdict != NOT_TESTED:
+        return "", c.real
+    for label, d in (("regenerated", c.regenerated), ("substitutes", c.substitutes)):
+        if d is not None and d.verdict != NOT_TESTED:
+            return f"({label}) ", d
+    return "", c.real
+
+
 def markdown_table(claims: list[Claim]) -> list[str]:
     """The claims table: claim | the paper's words | rule (date fixed) | margin | real | regenerated | substitutes |
-    the paper's own numbers | power (real data) | verdict at half / double the margin (real data)."""
+    the paper's own numbers | power | verdict at half / double the margin (both of the real data, or, for a claim
+    not tested on real data, of the part that decides it, named)."""
     out = ["| claim | the paper's words | rule (fixed) | margin | real data | regenerated data | substitutes | "
-           "the paper's own numbers | power (real) | at half / double margin (real) |",
+           "the paper's own numbers | power | at half / double margin |",
            "|---|---|---|---|---|---|---|---|---|---|"]
     for c in claims:
+        label, d = _deciding(c)
         out.append("| " + " | ".join(_cell(x) for x in (
             f"{c.id}: {c.where}", f"\"{c.words}\"", f"{c.rule} ({c.date})", c.margin or "-", c.real.cell(),
-            _part(c.regenerated), _part(c.substitutes), _part(c.published), c.real.power or "-",
-            c.real.sensitivity or "-")) + " |")
+            _part(c.regenerated), _part(c.substitutes), _part(c.published),
+            label + d.power if d.power else "-", label + d.sensitivity if d.sensitivity else "-")) + " |")
     return out
 
 

@@ -171,14 +171,12 @@ relative links: no server, no network. Click a table header to sort.</div></foot
         config = next((e for e in self.experiments if e.name == LEADERBOARD), None)
         lead = ("Every classifier of the five papers and the usual baselines on every classification dataset of "
                 "the papers that loads offline, under one protocol; ranks and critical-difference diagrams over the "
-                "datasets. Rerun: <code>make leaderboard-full</code> (<code>randml run experiment=leaderboard</code>, "
-                "then <code>randml report experiment=leaderboard</code>).")
-        if any(p.stem.startswith(f"{LEADERBOARD}_budget") for p in a.tables):
-            lead += (" First, like for like: every model with the same tuning budget (6 settings drawn at random and "
-                     "searched inside the inner folds, nested CV: <code>make leaderboard-budget</code>), ranked within "
-                     "the models that weight the classes and within those that do not (<code>make "
-                     "leaderboard-budget-balanced</code>); then the whole equal-budget table, then the grids (nested, "
-                     "then the papers' optimistic best of the grid).")
+                "datasets. The headline compares like with like: every model with the same tuning budget (6 settings "
+                "drawn at random and searched inside the inner folds: nested CV), ranked within the models that "
+                "weight the classes (<code>leaderboard</code>) and within those that do not "
+                "(<code>leaderboard_unweighted</code>); then the whole equal-budget table, then the grids (nested, "
+                "then the papers' optimistic best of the grid). Rerun: <code>make leaderboard-full</code> (the "
+                "equal-budget tables), <code>make leaderboard-grid</code> (the grids).")
         parts = ["<h1>Cross-paper leaderboard</h1>", f'<p class="lead">{lead}</p>',
                  '<nav class="toc"><a href="#tables">Tables</a><a href="#statistics">Statistics</a>'
                  '<a href="#figures">Figures</a><a href="#compute">Compute</a><a href="#provenance">Provenance</a></nav>',
@@ -342,7 +340,7 @@ relative links: no server, no network. Click a table header to sort.</div></foot
 
 #: the leaderboard page's order: like for like first (equal budgets, nested, each class-weighting set apart), then the
 #: whole equal-budget table, then the grid tables (nested, then the papers' optimistic best of the grid)
-LEADERBOARD_ORDER = ("_budget_balanced", "_budget_unweighted", "_budget", "_nested", "")
+LEADERBOARD_ORDER = ("", "_unweighted", "_budget", "_grid_nested", "_grid")
 
 
 def _leaderboard_order(path: Path) -> tuple:

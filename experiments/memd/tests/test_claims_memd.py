@@ -10,14 +10,14 @@ from randml_papers.memd import summary
 from randml_core.report import claims as C
 
 
-def _rows(dataset, models: dict, seed: int, stand_in: str = "", times=None, k_frac=0.01, n_folds=10):
+def _rows(dataset, models: dict, seed: int, stand_in: str = "", times=None, k_frac=0.01, n_folds=10, n_train=90):
     """``models``: name -> accuracy shift (fraction); the same base accuracy per fold for every model."""
     rng = np.random.default_rng(seed)
     base = rng.uniform(0.75, 0.85, size=n_folds)
     rows = []
     for m, shift in models.items():
         for f in range(n_folds):
-            rows.append({"dataset": dataset, "model": m, "repeat": 0, "fold": f, "n_train": 90, "n_test": 10,
+            rows.append({"dataset": dataset, "model": m, "repeat": 0, "fold": f, "n_train": n_train, "n_test": 10,
                          "accuracy": base[f] + shift + rng.normal(0, 0.002), "params_json": "{}",
                          "fit_seconds": (times or {}).get(m, 0.1) * rng.uniform(0.95, 1.05),
                          "x_k": np.nan if not m.startswith("MeMd") else 10.0,
@@ -26,12 +26,15 @@ def _rows(dataset, models: dict, seed: int, stand_in: str = "", times=None, k_fr
     return rows
 
 
-def _write(tmp_path, js_time=0.4, t3=True):
+def _write(tmp_path, js_time=0.4, t3=True, n_multi=1500):
+    """``n_multi``: the training rows of the multi-class sets (the timing claim needs >= 1000: 'The number of
+    points is large')."""
     t = tmp_path / "tables"
     t.mkdir()
     # gene sets: MeMd-J +5 points on two of three originals, level on the third; multi-class (JS differs)
-    f2 = (_rows("srbct", {"SVM": 0.0, "MeMd-J": 0.05, "MeMd-JS": 0.049}, 1, times={"MeMd-J": 1.0, "MeMd-JS": js_time})
-          + _rows("lung", {"SVM": 0.0, "MeMd-J": 0.05, "MeMd-JS": 0.051}, 2, times={"MeMd-J": 1.0, "MeMd-JS": js_time})
+    times = {"MeMd-J": 1.0, "MeMd-JS": js_time}
+    f2 = (_rows("srbct", {"SVM": 0.0, "MeMd-J": 0.05, "MeMd-JS": 0.049}, 1, times=times, n_train=n_multi)
+          + _rows("lung", {"SVM": 0.0, "MeMd-J": 0.05, "MeMd-JS": 0.051}, 2, times=times, n_train=n_multi)
           + _rows("colon", {"SVM": 0.0, "MeMd-J": 0.0, "MeMd-JS": 0.0}, 3, k_frac=0.6)
           + _rows("gene-like-2c", {"SVM": 0.10, "MeMd-J": 0.0, "MeMd-JS": 0.0}, 4, stand_in="colon"))
     f2 = pd.DataFrame(f2)
@@ -40,9 +43,10 @@ def _write(tmp_path, js_time=0.4, t3=True):
             f2.loc[(f2.dataset == d) & (f2.model == "MeMd-J"), "accuracy"].to_numpy()
     f2.to_csv(t / "memd_table2_folds.csv", index=False)
     if t3:
-        times = {"MeMd-J": 1.0, "MeMd-JS": js_time}
-        f3 = (_rows("20ng-religion", {"SVM": 0.0, "DME": 0.0, "MeMd-J": 0.005, "MeMd-JS": 0.005}, 5, times=times)
-              + _rows("20ng-talk-4", {"SVM": 0.0, "DME": 0.03, "MeMd-J": 0.0, "MeMd-JS": 0.001}, 6, times=times))
+        f3 = (_rows("20ng-religion", {"SVM": 0.0, "DME": 0.0, "MeMd-J": 0.005, "MeMd-JS": 0.005}, 5, times=times,
+                    n_train=n_multi)
+              + _rows("20ng-talk-4", {"SVM": 0.0, "DME": 0.03, "MeMd-J": 0.0, "MeMd-JS": 0.001}, 6, times=times,
+                      n_train=n_multi))
         pd.DataFrame(f3).to_csv(t / "memd_table3_folds.csv", index=False)
     pub = pd.DataFrame([{"dataset": "srbct", "stand_in_for": "", "SVM paper": 99.2, "MeMd-J paper": 97.27,
                          "MeMd-JS paper": 98.33, "source": "x", "note": "", "SVM mean": 80.0, "MeMd-J mean": 85.0},
@@ -85,6 +89,15 @@ def test_half_time_is_not_held_at_a_ten_percent_gain_and_table3_missing_is_not_t
     assert got["js-half-time"].real.verdict == C.NOT_HELD                  # 1.11x, significantly below 1.5x
     for cid in ("t3-comparable-svm", "t3-outperforms-discriminative", "t3-reduces"):
         assert got[cid].real.verdict == C.NOT_TESTED and got[cid].substitutes is None
+
+
+def test_half_time_is_tested_only_where_the_number_of_points_is_large(tmp_path):
+    """'The number of points is large thereby making parameter estimation time for MeMd-J twice as MeMd-JS': a
+    set with fewer than 1000 training rows is outside that regime and decides nothing."""
+    t = _write(tmp_path, js_time=0.9, t3=False, n_multi=90)
+    got = {c.id: c for c in summary.decide(t)}["js-half-time"].real
+    assert got.verdict == C.NOT_TESTED and "srbct has 90 training rows" in got.evidence
+    assert got.evidence.endswith("lung has 90 training rows, srbct has 90 training rows (< 1000)")
 
 
 def test_half_time_is_decided_on_cpu_seconds_when_every_pair_has_them(tmp_path):

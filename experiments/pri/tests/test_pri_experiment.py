@@ -138,7 +138,7 @@ def test_run_then_report_writes_the_numbers_of_the_store(compose, tmp_path):
     names = {p.name for p in paths}
     for stem in ("t_fig1", "t_fig2", "t_support"):
         assert {f"{stem}.png", f"{stem}.pdf"} <= names
-    assert {"t_report.md", "t_report.json", "t_summary.csv"} <= names
+    assert {"t_report.md", "t_report.json", "t_summary.csv", "t_claims.md", "t_claims.json"} <= names
     assert all(p.stat().st_size > 0 for p in paths)
     rep = json.loads((tmp_path / "res" / "tables" / "t_report.json").read_text())
     md = (tmp_path / "res" / "tables" / "t_report.md").read_text()
@@ -161,13 +161,16 @@ def test_run_then_report_writes_the_numbers_of_the_store(compose, tmp_path):
         assert e["exponent"] == pytest.approx(slope, abs=1e-10) and e["runs"] == 6
 
     # claims that follow from the stored flags, recomputed by hand
-    got = {c["id"]: c for c in rep["claims"]}
+    cl = json.loads((tmp_path / "res" / "tables" / "t_claims.json").read_text())
+    got = {c["id"]: c["regenerated"] for c in cl["claims"]}
     big = frame[frame.p_n_samples >= 600]
-    assert got["cap_large"]["status"] == ("held" if not big["x_hit_max_iter"].any() else "not held")
+    assert got["cap_large"]["verdict"] == ("held" if not big["x_hit_max_iter"].any() else "not held")
     assert f"{int(big['x_hit_max_iter'].sum())} of {len(big)} runs" in got["cap_large"]["evidence"]
     assert f"{int(frame['x_hit_max_iter'].sum())} of 24 runs hit the cap" in got["cap_where"]["evidence"]
-    for c in rep["claims"]:
-        assert f"**{c['status'].upper()}**: {c['claim']}" in md
+    assert all(c["real"]["verdict"] == "not tested" for c in cl["claims"]) and "`t_claims.md`" in md
+    cmd = (tmp_path / "res" / "tables" / "t_claims.md").read_text()
+    for c in cl["claims"]:
+        assert f"| {c['id']}: " in cmd and f"| {c['regenerated']['verdict']} (" in cmd
     # per-setting summary = the frame's own group statistics
     csv = pd.read_csv(tmp_path / "res" / "tables" / "t_summary.csv")
     ref = frame.groupby(["p_lam", "p_tol", "p_n_samples"]).agg(
@@ -190,7 +193,8 @@ def test_parallel_run_knows_the_plugin_family(compose, tmp_path):
 
 
 # ----------------------------------------------------------------------------- claims on hand-made frames
-def _frame(time_fn, sv_fn, hit_fn, ns=(500, 2000, 10_000), tols=(0.1, 0.01, 0.001), lams=(2.0, 20.0), reps=2):
+def _frame(time_fn, sv_fn, hit_fn, ns=(500, 2000, 10_000), tols=(0.1, 0.01, 0.001), lams=(2.0, 20.0), reps=2,
+           iter_fn=lambda lam, tol, n, r: 100):
     rows = []
     for lam in lams:
         for tol in tols:
@@ -199,7 +203,7 @@ def _frame(time_fn, sv_fn, hit_fn, ns=(500, 2000, 10_000), tols=(0.1, 0.01, 0.00
                     hit = hit_fn(lam, tol, n, r)
                     rows.append({"n": n, "tol": tol, "lam": lam, "sigma": 0.2, "repeat": r, "status": "ok",
                                  "seconds": time_fn(lam, tol, n, r), "n_sv": sv_fn(lam, tol, n, r),
-                                 "n_iter": 100 if not hit else math.ceil(n * math.log(n)),
+                                 "n_iter": iter_fn(lam, tol, n, r) if not hit else math.ceil(n * math.log(n)),
                                  "max_iter": math.ceil(n * math.log(n)), "hit_cap": hit,
                                  "stop": "max_iter" if hit else "tol"})
     return pd.DataFrame(rows)
@@ -212,17 +216,20 @@ def _by_id(rows, **kw):
 def test_claims_all_held_on_a_frame_built_to_match_the_paper():
     rows = _frame(time_fn=lambda lam, tol, n, r: 1e-7 * n**2 * (1 + r * 0.02) * (-math.log10(tol)),
                   sv_fn=lambda lam, tol, n, r: n * lam / 40 * (1 + math.log10(tol) / 10),
-                  hit_fn=lambda lam, tol, n, r: lam == 20.0 and tol == 0.001 and n == 500)
+                  hit_fn=lambda lam, tol, n, r: lam == 20.0 and tol == 0.001 and n == 500,
+                  iter_fn=lambda lam, tol, n, r: 100 * -math.log10(tol))
     got = _by_id(rows, large_n=10_000, manageable_seconds=600)
     assert {k: c["status"] for k, c in got.items()} == {
-        "time_tol": "held", "sv_tol": "held", "cap_large": "held", "cap_where": "held", "large_n": "held"}
-    assert "in 6 of 6 (lambda, N) groups" in got["time_tol"]["evidence"]
-    assert "time ratio tightest/loosest 3.00-3.00" in got["time_tol"]["evidence"]      # log10: 3 vs 1
-    assert "#SV ratio tightest/loosest 0.78-0.78" in got["sv_tol"]["evidence"]         # 0.7 / 0.9
+        "time_tol": "held", "sv_tol": "held", "cap_large": "held", "cap_where": "inconclusive", "large_n": "held"}
+    # 6 (lambda, N) groups, iterations 300 vs 100 in each but the one at the cap (lambda 20, N 500: 3108 vs 100):
+    # every log ratio > 0, Wilcoxon R+ = 21, exact two-sided p = 2 / 2^6
+    assert "higher in 6, lower in 0; Wilcoxon R+ = 21, R- = 0, p = 0.031" in got["time_tol"]["evidence"]
+    assert "wall time (median) ratio tightest / loosest 3.00-3.00, higher in 6 of 6" in got["time_tol"]["evidence"]
+    assert "ratio tightest / loosest 0.78-0.78" in got["sv_tol"]["evidence"]           # 0.7 / 0.9
     assert "0 of 12 runs with N >= 10000 stopped at the cap" in got["cap_large"]["evidence"]
-    assert "2 of 36 runs hit the cap" in got["cap_where"]["evidence"]
-    assert "lambda=20/tol=0.001/N=500: 2/2" in got["cap_where"]["evidence"]
-    assert "median fit time per (lambda, tol) is 10.1-30.3 s" in got["large_n"]["evidence"]  # 1e-7 * 1e8 * 1.01 * {1, 3}
+    # 2 hits, both at N = 500: 2/12 vs 0/12, Fisher one-sided p = C(12,2) / C(24,2) = 66/276: not significant
+    assert "N: 2/12 at the demanding end vs 0/12 (Fisher one-sided p = 0.24)" in got["cap_where"]["evidence"]
+    assert "are 10.1-30.3 s" in got["large_n"]["evidence"]  # 1e-7 * 1e8 * 1.01 * {1, 3}
     # exponent: exactly 2 in every group (time = c N^2)
     assert pooled_exponent(rows) == pytest.approx(2.0, abs=1e-12)
     ge = growth_exponents(rows)
@@ -233,19 +240,44 @@ def test_claims_all_held_on_a_frame_built_to_match_the_paper():
     np.testing.assert_allclose(ge["r2"], 4 * ssx / (4 * ssx + ssr), atol=1e-12)
 
 
+def test_claims_power_and_sensitivity_by_hand():
+    from scipy import stats
+    from randml_papers.pri.claims import clopper_pearson_upper, decide
+    from randml_papers.pri.report import summarise
+    rows = _frame(time_fn=lambda lam, tol, n, r: 1.0, sv_fn=lambda lam, tol, n, r: n / 2,
+                  hit_fn=lambda lam, tol, n, r: n == 2000 and tol == 0.001, iter_fn=lambda lam, tol, n, r: 100)
+    c = {x.id: x.regenerated for x in decide(summarise(rows))}
+    # no run at N >= 10000 at the cap: 0 of 12, upper bound 1 - 0.05^(1/12) = 22.09 %; at N >= 5000 the same
+    # runs, at N >= 20000 none
+    assert clopper_pearson_upper(0, 12) == pytest.approx(1 - 0.05 ** (1 / 12))
+    assert "above 22.09% (95 % upper bound) is ruled out" in c["cap_large"].power
+    assert c["cap_large"].sensitivity == "at N >= 5000: held; at N >= 20000: not tested"
+    assert c["large_n"].sensitivity == "at 300 s: held; at 1200 s: held"
+    # no difference between tolerances: every log ratio 0 -> no evidence either way
+    assert c["time_tol"].verdict == "inconclusive" and c["sv_tol"].verdict == "inconclusive"
+    # cap_where's power: the smallest hit rate at the demanding end that the one-sided Fisher test detects against
+    # 0 of 12 at the other end with power 0.8 (here: 4 hits of 12 are needed, P(X >= 4 | 12, q) = 0.8)
+    q = float(c["cap_where"].power.split("N ")[1].split("%")[0]) / 100
+    assert stats.fisher_exact([[4, 8], [0, 12]], alternative="greater")[1] < 0.05
+    assert stats.fisher_exact([[3, 9], [0, 12]], alternative="greater")[1] >= 0.05
+    assert stats.binom.sf(3, 12, q) == pytest.approx(0.8, abs=2e-3)
+
+
 def test_claims_not_held_when_the_data_disagree():
-    # tighter tolerance faster in the lambda = 20 groups (3 of 6 groups): not a 90 % majority
+    # fewer iterations at the tighter tolerance in every group; more SV at the tighter tolerance in every group
     rows = _frame(time_fn=lambda lam, tol, n, r: n * (-math.log10(tol) if lam == 2.0 else 1 / -math.log10(tol)),
-                  sv_fn=lambda lam, tol, n, r: n / 2 if lam == 2.0 else n / 2 * (1 - math.log10(tol) / 10),
-                  hit_fn=lambda lam, tol, n, r: n == 10_000 and r == 0)
+                  sv_fn=lambda lam, tol, n, r: n / 2 * (1 - math.log10(tol) / 10),
+                  hit_fn=lambda lam, tol, n, r: n == 10_000 and r == 0,
+                  iter_fn=lambda lam, tol, n, r: 100 / -math.log10(tol))
     got = _by_id(rows, large_n=10_000, manageable_seconds=5_000)
-    assert got["time_tol"]["status"] == "not held" and "in 3 of 6 (lambda, N) groups" in got["time_tol"]["evidence"]
-    assert got["sv_tol"]["status"] == "not held"
-    assert "fewer SV at the tightest than at the loosest tolerance in 0 of 6" in got["sv_tol"]["evidence"]
-    assert "equal in 3, more in 3" in got["sv_tol"]["evidence"]
+    # the groups at N = 10000 have a cap hit in repeat 0 at every tolerance: their mean iterations are (cap + 33) / 2
+    # vs (cap + 100) / 2, still lower: 6 of 6
+    assert got["time_tol"]["status"] == "not held" and "higher in 0, lower in 6" in got["time_tol"]["evidence"]
+    assert got["sv_tol"]["status"] == "not held" and "higher in 6, lower in 0" in got["sv_tol"]["evidence"]
     assert got["cap_large"]["status"] == "not held" and "6 of 12 runs" in got["cap_large"]["evidence"]
-    assert got["cap_where"]["status"] == "not held"  # hits at the largest N, none at the smallest
-    assert got["large_n"]["status"] == "not held"    # 10 000 s > 5 000 s budget
+    # hits at the largest N only: 0/12 vs 6/12, Fisher p(less) = C(12,6) / C(24,6) = 924 / 134596, Holm x 3
+    assert got["cap_where"]["status"] == "not held"
+    assert got["large_n"]["status"] == "not held"    # 30 000 s > 5 000 s budget
     # within budget, but a failed run at large N
     failed = pd.concat([rows, pd.DataFrame([{**rows.iloc[-1].to_dict(), "status": "failed", "seconds": np.nan}])])
     got = _by_id(failed, large_n=10_000, manageable_seconds=1e6)
@@ -257,8 +289,9 @@ def test_claims_saturation_no_hits_and_untested():
                   sv_fn=lambda lam, tol, n, r: n if lam == 20.0 else n / 2 * (1 + tol),  # lambda 20: all points
                   hit_fn=lambda lam, tol, n, r: False, ns=(500, 2000))
     got = _by_id(rows, large_n=10_000)
-    assert got["sv_tol"]["status"] == "held" and "in 2 of 2 (lambda, N) groups" in got["sv_tol"]["evidence"]
-    assert "2 group(s) excluded as saturated" in got["sv_tol"]["evidence"]
+    # 4 groups, 2 of them saturated: too few groups for a test over them
+    assert got["sv_tol"]["status"] == "not tested" and "2 saturated group(s) left out" in got["sv_tol"]["evidence"]
+    assert got["time_tol"]["status"] == "not tested" and "needs >= 6" in got["time_tol"]["evidence"]
     assert got["cap_where"]["status"] == "not held" and "never attained in 24 runs" in got["cap_where"]["evidence"]
     assert got["cap_large"]["status"] == "not tested" and got["large_n"]["status"] == "not tested"
     one_tol = _by_id(rows[rows["tol"] == 0.1], large_n=10_000)

@@ -11,7 +11,8 @@ import pandas as pd
 
 from randml_papers.pri import sensitivity as S
 from randml_papers.pri.families import cell_seeds
-from randml_papers.pri.report import claims, sensitivity_section
+from randml_papers.pri.claims import kernel_width_lines
+from randml_papers.pri.report import claims
 from randml_papers.pri.datasets import make_pri_mixture
 from randml_core.models.pri import PRISMO
 
@@ -63,8 +64,8 @@ def test_render_from_csv_and_report_section(tmp_path):
     long = S.run(ns=(80, 160), tols=(0.1, 0.001), lams=(2.0, 20.0), repeats=1, large_repeats=1)
     (tmp_path / "tables").mkdir()
     long.to_csv(tmp_path / "tables" / "pri_sensitivity.csv", index=False)
-    # no json yet: the report says how to make it
-    assert any("make pri-sensitivity" in line for line in sensitivity_section(tmp_path / "tables"))
+    # no csv yet: the claims report says how to make it
+    assert any("make pri-sensitivity" in line for line in kernel_width_lines(tmp_path / "missing"))
     S.main(["--render", "--results", str(tmp_path)])
     s = json.loads((tmp_path / "tables" / "pri_sensitivity.json").read_text())
     md = (tmp_path / "tables" / "pri_sensitivity.md").read_text()
@@ -75,7 +76,7 @@ def test_render_from_csv_and_report_section(tmp_path):
     # Figure 2 cell = mean #SV of each reading
     sv = long.groupby(["reading", "lam", "tol", "n"])["n_sv"].mean()
     assert f"| {sv[('sqrt2_sigma', 20.0, 0.1, 160)]:.0f} / {sv[('sigma', 20.0, 0.1, 160)]:.0f} |" in md
-    sec = "\n".join(sensitivity_section(tmp_path / "tables", "sqrt2_sigma"))
+    sec = "\n".join(kernel_width_lines(tmp_path / "tables"))
     for i in s["verdicts"]["sigma"]:
-        assert f"| {i} | {s['verdicts']['sqrt2_sigma'][i].upper()} | {s['verdicts']['sigma'][i].upper()} |" in sec
-    assert "pri_sensitivity.md" in sec and f"N <= {int(np.max(long['n']))}" in sec
+        assert f"| {i} | {s['verdicts']['sqrt2_sigma'][i]} | {s['verdicts']['sigma'][i]} |" in sec
+    assert "pri_sensitivity.csv" in sec and f"N <= {int(np.max(long['n']))}" in sec
