@@ -129,7 +129,7 @@ WORDS = {
     "t5-comparable-elm": ("Table 5 shows that training time of Extreme Entropy Machines is comparable with the ones "
                           "obtained by Extreme Learning Machines (differences on the level of 0.1–0.2 are not "
                           "significant on such datasets' sizes).",
-                          "Section 7.2, Table 5 (highly unbalanced sets): EEM-x vs WELM-x fit seconds"),
+                          "Section 7.2, Table 5 (highly unbalanced sets): EEM-x vs WELM-x CPU seconds at the same h"),
     "t5-faster-svm": ("In the same time, EEM and EEKM were trained significantly faster, as Table 5 shows, it was "
                       "order of magnitude faster than SVM-related models",
                       "Section 7.3, Table 5 (extremely unbalanced sets): SVM-rbf vs EEM-rbf fit seconds"),
@@ -137,7 +137,8 @@ WORDS = {
                         "order of magnitude faster than SVM-related models",
                         "Section 7.3, Table 5 (extremely unbalanced sets): LS-SVM-rbf vs EEM-rbf fit seconds"),
     "t5-faster-elm-largest": ("and even 1.5-2x faster than ELM.",
-                              "Section 7.3, Table 5 (extremely unbalanced sets): WELM-x vs EEM-x fit seconds"),
+                              "Section 7.3, Table 5 (extremely unbalanced sets): WELM-x vs EEM-x CPU seconds at "
+                              "the same h"),
 }
 
 
