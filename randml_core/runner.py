@@ -343,19 +343,6 @@ def run_task(X, y, task: Task, options: dict, problem: str = "binary") -> list[d
         return rows
 
 
-def _uniform_params(rows: list[dict]) -> list[dict]:
-    """A ``p_*`` column whose values mix kinds (``gamma: [scale, 0.1]``) cannot be one parquet column:
-    its values are stored as JSON text then (``params_json`` always has them exactly)."""
-    for col in {k for r in rows for k in r if k.startswith("p_")}:
-        kinds = {"num" if isinstance(v, (int, float)) and not isinstance(v, bool) else type(v).__name__
-                 for r in rows if (v := r.get(col)) is not None}
-        if len(kinds) > 1:
-            for r in rows:
-                if r.get(col) is not None:
-                    r[col] = json.dumps(r[col])
-    return rows
-
-
 def _staged_json(problem, y_true, labels, staged) -> str:
     """``{"stage": [...], "<metric>": [...]}`` over the stages of one cell, as a JSON string."""
     out: dict[str, list] = {"stage": []}
@@ -605,7 +592,7 @@ def _run_round(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress:
                               "repeat": task.split.repeat, "fold": task.split.fold, "inner_fold": task.split.inner,
                               "split_seed": task.split.split_seed, "model_seed": task.split.model_seed,
                               "n_train": len(task.split.train), "n_test": len(task.split.test), "timestamp": stamp})
-                part = store.write(_uniform_params(rows))
+                part = store.write(rows)
                 if part is not None:
                     fresh.seen.add(part.name)
                 leases.release(tid)  # after the part is written: see randml_core.leases

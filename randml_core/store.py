@@ -94,6 +94,39 @@ def _kernel_id() -> str:
 _KERNEL = _kernel_id()
 
 
+
+def _missing(v) -> bool:
+    return v is None or (isinstance(v, float) and v != v)
+
+
+def _kind(v) -> str:
+    import numbers
+    return "bool" if isinstance(v, (bool, np.bool_)) else "num" if isinstance(v, numbers.Number) else type(v).__name__
+
+
+def _json_text(v) -> bool:
+    try:
+        json.loads(v)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def uniform_params(frame: "pd.DataFrame") -> "pd.DataFrame":
+    """``frame`` with each ``p_*`` column parquet can store: a column whose values mix kinds (an SVC's
+    ``gamma: scale`` beside another model's ``gamma: 0.1``, in one task's rows or in parts a compaction merges)
+    holds JSON text then (``params_json`` always has the values exactly); a value that is JSON text already
+    (from an earlier such part) is kept, so the same setting reads the same in every part."""
+    mixed = [c for c in frame.columns if c.startswith("p_") and frame[c].dtype == object
+             and len({_kind(v) for v in frame[c] if not _missing(v)}) > 1]
+    if not mixed:
+        return frame
+    frame = frame.copy()
+    for col in mixed:
+        frame[col] = [v if _missing(v) or (isinstance(v, str) and _json_text(v))
+                      else json.dumps(v.item() if hasattr(v, "item") else v) for v in frame[col]]
+    return frame
+
 class StoreError(RuntimeError):
     """The store cannot be used as asked (not writable, rows that must not be stored, a part that cannot
     be read for a reason that is not its content)."""
@@ -315,7 +348,7 @@ class Store:
         frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows)
         if frame.empty:
             return None
-        table = pa.Table.from_pandas(frame, preserve_index=False)
+        table = pa.Table.from_pandas(uniform_params(frame), preserve_index=False)
         try:  # never store what a reader would refuse
             validate_schema(table.schema, "rows to store")
             as_read = table.to_pandas()

@@ -500,3 +500,23 @@ def test_read_columns_equals_the_full_read_with_and_without_pandas(store, monkey
     assert sorted(zip(got["key"], got["status"])) == sorted(zip(want["key"], want["status"]))
     assert dict(zip(got["key"], got["status"]))[again["key"].iloc[0]] == "ok"
     assert Store(store.root, "smoke").keys() == set(want["key"])
+
+
+def test_a_param_column_that_mixes_kinds_across_parts_compacts(store):
+    """SVC's ``gamma: scale`` beside LS-SVM's ``gamma: 0.1``: each part alone is one parquet type (strings in one,
+    floats in the others), the merged part of a compaction mixed them and pyarrow refused it (a leaderboard run
+    died at its compaction). The merged p_gamma holds JSON text; params_json, the keys and the scores are kept."""
+    before = store.read(ordered=False)
+    assert before["p_gamma"].dtype == float
+    extra = before.iloc[[0]].assign(key="scale-row", p_gamma="scale", params_json='{"C": 1.0, "gamma": "scale"}')
+    store.write(extra.reset_index(drop=True))
+    assert store.compact() is not None and len(store.parts()) == 1
+    after = store.read(ordered=False).set_index("key")
+    assert after.loc["scale-row", "p_gamma"] == '"scale"'
+    assert json.loads(after.loc["scale-row", "params_json"])["gamma"] == "scale"
+    old = before.set_index("key")
+    assert [json.loads(v) for v in after.loc[old.index, "p_gamma"]] == old["p_gamma"].tolist()
+    assert after.loc[old.index, "gmean"].tolist() == old["gmean"].tolist()
+    # one write whose rows mix the kinds (one task with both models) is stored the same way
+    got = store_mod.uniform_params(pd.DataFrame({"p_gamma": [0.1, "scale", None]}))["p_gamma"].tolist()
+    assert got[:2] == ["0.1", '"scale"'] and pd.isna(got[2])
