@@ -202,16 +202,35 @@ def test_missing_artefacts_are_not_tested_with_the_make_target(tmp_path):
     assert got["t6-dcs-gauss"].real.verdict == C.NOT_TESTED
 
 
-def test_table6_rule_from_the_store_frame():
+def _t6_rows(losses: dict) -> list[dict]:
+    """Store-like rows: per dataset, every family's CV pick p1 (GMean 0.9) and the criterion's pick p2 (0.9 - loss)."""
     rows = []
-    # CV picks setting p1 (GMean 0.9); the criterion picks p2: WELM loses 0.3, the others 0.01
-    for m in ("EEM-rbf", "EEKM-rbf", "WELM-rbf", "SVM-rbf"):
-        lost = 0.3 if m.startswith("WELM") else 0.01
-        for p, g, crit in (("p1", 0.9, 1.0), ("p2", 0.9 - lost, 2.0)):
-            rows += [dict(dataset="a", model=m, params_json=p, status="ok", converged=True, inner_fold=-1,
-                          repeat=0, fold=f, gmean=g, x_dcs_gauss=crit) for f in (0, 1)]
-    d = summary.table6(pd.DataFrame(rows), "x_dcs_gauss")
-    assert d.verdict == C.HELD and "EEM 0.010" in d.evidence and "WELM 0.300" in d.evidence
+    for d, lost in losses.items():
+        for m in ("EEM-rbf", "EEKM-rbf", "WELM-rbf", "SVM-rbf"):
+            for p, g, crit in (("p1", 0.9, 1.0), ("p2", 0.9 - lost[m], 2.0)):
+                rows += [dict(dataset=d, model=m, params_json=p, status="ok", converged=True, inner_fold=-1,
+                              repeat=0, fold=f, gmean=g, x_dcs_gauss=crit) for f in (0, 1)]
+    return rows
+
+
+def test_table6_rule_is_decided_over_datasets():
+    """WELM loses 0.3 on each of 6 datasets, the others 0.01 (+ a little per dataset): all three lose less on 6 of 6,
+    Wilcoxon p = 2 / 2^6 = 0.031: held. A collapse of EEKM on one dataset (0.5 > WELM's 0.3) leaves 5 of 6: the
+    Wilcoxon test (R+ = 20, R- = 1, p = 0.0625 two-sided) shows nothing: inconclusive, where the mean of the losses (0.10
+    vs 0.3) would still have called it held."""
+    base = {f"d{i}": {"EEM-rbf": 0.01 + i / 1000, "EEKM-rbf": 0.02 + i / 1000, "WELM-rbf": 0.3,
+                      "SVM-rbf": 0.03 + i / 1000} for i in range(6)}
+    d = summary.table6(pd.DataFrame(_t6_rows(base)), "x_dcs_gauss")
+    assert d.verdict == C.HELD and "EEKM loses less than WELM on 6 of 6" in d.evidence and "p = 0.0312" in d.evidence
+    collapse = {**base, "d0": {**base["d0"], "EEKM-rbf": 0.5}}
+    d = summary.table6(pd.DataFrame(_t6_rows(collapse)), "x_dcs_gauss")
+    assert d.verdict == C.INCONCLUSIVE and "EEKM loses less than WELM on 5 of 6 (mean +0.19" in d.evidence
+    assert "Wilcoxon p = 0.0625" in d.evidence
+    assert "its largest loss 0.500 on d0" in d.evidence
+    worse = {k: {**v, "SVM-rbf": 0.6} for k, v in base.items()}          # SVM loses more than WELM everywhere
+    assert summary.table6(pd.DataFrame(_t6_rows(worse)), "x_dcs_gauss").verdict == C.NOT_HELD
+    few = {k: base[k] for k in ("d0", "d1", "d2")}
+    assert summary.table6(pd.DataFrame(_t6_rows(few)), "x_dcs_gauss").verdict == C.NOT_TESTED
 
 
 def test_report_lists_changes_against_the_previous_json(tmp_path):
