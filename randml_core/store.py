@@ -38,6 +38,7 @@ import fcntl
 import hashlib
 import json
 import logging
+import numbers
 import os
 import secrets
 import socket
@@ -100,7 +101,6 @@ def _missing(v) -> bool:
 
 
 def _kind(v) -> str:
-    import numbers
     return "bool" if isinstance(v, (bool, np.bool_)) else "num" if isinstance(v, numbers.Number) else type(v).__name__
 
 

@@ -29,7 +29,7 @@ from randml_core.report.table_stats import report_lines
 from randml_core.report.tables import select_best, select_by_criterion
 from randml_core.stats import holm
 from randml_core.stats.margins import margin_test
-from randml_core.stats.power import mde_wilcoxon, sign_test, signed_rank, tost_min_margin
+from randml_core.stats.power import mde_wilcoxon, sign_test, tost_min_margin
 
 STORE = os.environ.get("RANDML_STORE", str(REPO_ROOT / "results" / "store"))
 OUT = REPO_ROOT / "results" / "tables"
@@ -423,14 +423,14 @@ def table6(frame: pd.DataFrame, crit: str) -> C.Decision:
     parts, outcomes, mdes = [], [], []
     for x in ("EEM", "EEKM", "SVM"):
         d = (fams["WELM"] - fams[x]).to_numpy(float)
-        r_plus, r_minus, p, _ = signed_rank(d)
+        outcome, _, _, p, _ = C.signed_rank_verdict(d)
         pos, neg, p_sign = sign_test(d)
-        outcomes.append("better" if p < ALPHA and r_plus > r_minus else "worse" if p < ALPHA else "none")
+        outcomes.append(outcome)
         worst = fams[x].idxmax()
         parts.append(f"{x} loses less than WELM on {pos} of {len(d)} (mean {d.mean():+.3f} GMean; Wilcoxon p = "
                      f"{p:.3g}, sign test p = {p_sign:.3g}; its largest loss {fams[x].max():.3f} on {worst})")
         mdes.append(mde_wilcoxon(len(d), float(d.std(ddof=1))))
-    verdict = (C.HELD if all(o == "better" for o in outcomes) else C.NOT_HELD if "worse" in outcomes
+    verdict = (C.HELD if all(o == C.HELD for o in outcomes) else C.NOT_HELD if C.NOT_HELD in outcomes
                else C.INCONCLUSIVE)
     dec = C.Decision(verdict, f"{len(fams)} datasets, GMean lost against CV selection (mean): "
                      + ", ".join(f"{k} {v:.3f}" for k, v in fams.mean().items()) + "; " + "; ".join(parts),

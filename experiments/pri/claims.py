@@ -25,7 +25,7 @@ from randml_core.artefacts import ArtefactSet
 from randml_core.provenance import REPO_ROOT, short_version
 from randml_core.report import claims as C
 from randml_core.stats import holm
-from randml_core.stats.power import mde_sign, mde_wilcoxon, sign_test, signed_rank
+from randml_core.stats.power import mde_sign, mde_wilcoxon, sign_test
 
 OUT = REPO_ROOT / "results" / "tables"
 ALPHA = C.ALPHA
@@ -101,13 +101,13 @@ def _direction_over_groups(logs: np.ndarray, up: bool, what: str) -> C.Decision:
     n = logs.size
     if n < 6:
         return C.not_tested(f"{n} (lambda, N) group(s): a test over groups needs >= 6")
-    r_plus, r_minus, p, _ = signed_rank(logs)
+    verdict, r_plus, r_minus, p, _ = C.signed_rank_verdict(logs if up else -logs)
+    if not up:
+        r_plus, r_minus = r_minus, r_plus
     pos, neg, p_sign = sign_test(logs)
-    above = r_plus > r_minus
     ev = (f"{what}: ratio tightest / loosest {np.exp(logs.min()):.2f}-{np.exp(logs.max()):.2f} (geometric mean "
           f"{np.exp(logs.mean()):.2f}) over {n} (lambda, N) groups; higher in {pos}, lower in {neg}; Wilcoxon "
           f"R+ = {r_plus:g}, R- = {r_minus:g}, p = {p:.2g}; sign test p = {p_sign:.2g}")
-    verdict = C.INCONCLUSIVE if p >= ALPHA else C.HELD if above == up else C.NOT_HELD
     d = C.Decision(verdict, ev)
     mde = mde_wilcoxon(n, float(logs.std(ddof=1))) if n > 1 else math.inf
     d.power = (f"detects a mean log ratio of {mde:.3g} (a factor {math.exp(mde):.2f}) with power 0.8 over {n} groups; "

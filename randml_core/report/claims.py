@@ -400,6 +400,13 @@ def _table_diffs(folds, a, b, metric, datasets, higher_is_better, scale):
     return not_tested(f"no paired splits of {a} and {b} stored") if t.empty else t
 
 
+def signed_rank_verdict(diffs, alpha: float = ALPHA) -> tuple[str, float, float, float, str | None]:
+    """"The differences are above 0", decided by the two-sided Wilcoxon signed-rank test: held if significant with
+    R+ > R-, not held if significant with R- > R+, else inconclusive. Returns (verdict, R+, R-, p, note)."""
+    wp, wm, p, note = signed_rank(diffs, alpha)
+    return (HELD if p < alpha and wp > wm else NOT_HELD if p < alpha and wm > wp else INCONCLUSIVE), wp, wm, p, note
+
+
 def beats_over_datasets(folds: pd.DataFrame, a: str, b: str, metric: str, datasets, *, unit: str, rope: float,
                         higher_is_better: bool | None = None, scale: dict | None = None,
                         paper_effect: float | None = None, alpha: float = ALPHA) -> Decision:
@@ -426,10 +433,9 @@ def beats_over_datasets(folds: pd.DataFrame, a: str, b: str, metric: str, datase
                  f"need >= {need})")
         return Decision(INCONCLUSIVE, head + "; too few datasets for a test over datasets", details, power,
                         "no margin decides this rule")
-    wp, wm, p, note = signed_rank(better, alpha)
+    verdict, wp, wm, p, note = signed_rank_verdict(better, alpha)
     pos, neg, p_sign = sign_test(better)
     pa, pr, pb = _bayes(better, rope)
-    verdict = (HELD if p < alpha and wp > wm else NOT_HELD if p < alpha and wm > wp else INCONCLUSIVE)
     ev = (f"{head}; Wilcoxon signed-rank over datasets R+ = {wp:g}, R- = {wm:g}, two-sided {_p(p)}"
           + (f" ({note})" if note else "") + f"; sign test {pos}:{neg} {_p(p_sign)}; Bayesian signed-rank "
           f"P({a} better) = {pa:.3f}, P(rope ±{rope:g} {unit}) = {pr:.3f}, P({b} better) = {pb:.3f}")
