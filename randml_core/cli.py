@@ -28,6 +28,8 @@ USAGE = """usage: randml run     experiment=NAME [overrides...]   run the missin
        randml report  experiment=NAME [overrides...]   regenerate the experiment's tables from the store
        randml compare experiment=NAME [metric=M] [models=[A,B,...]] [rule=best_mean|nested] [overrides...]
                                                         ranks, Friedman, CD diagram, pairwise tests over datasets
+       randml export  experiment=NAME [frames_dir=DIR]  write results/frames/<store>.parquet from a complete store
+       randml verify  experiment=NAME [sample=N] [seed=S]  recompute N random stored cells, compare: reproduced K/N
        randml data    list | show NAME | fetch [NAME...] | catalog   [--config-dir DIR]   (or: randml dataset ...)
        randml model   list [--config-dir DIR]          every model config: family or _target_, tasks, grid size
        randml completion bash|zsh                      shell completion: eval "$(randml completion bash)"
@@ -318,8 +320,50 @@ def _compare_completeness(spec, frame, plan, where: Path) -> str:
     return text
 
 
+_OWN: dict = {}  # export's and verify's own keys (frames_dir=, sample=, seed=), taken off before Hydra
+
+
+def _own_args(cmd: str, rest: list[str]) -> list[str]:
+    """Take ``sample=N seed=S`` (verify) or ``frames_dir=DIR`` (export) off the Hydra overrides."""
+    _OWN.clear()
+    keys = {"verify": ("sample", "seed"), "export": ("frames_dir",)}.get(cmd, ())
+    left = []
+    for arg in rest:
+        key, _, value = arg.partition("=")
+        if key in keys:
+            if key in ("sample", "seed") and not value.strip().isdigit():
+                _fail(f"{key}={value!r} must be a non-negative integer (e.g. {key}=40)")
+            _OWN[key] = value
+        else:
+            left.append(arg)
+    return left
+
+
+def _cmd_export(cfg) -> int:
+    """Write the experiment's committed result frame from its complete store (:func:`randml_core.frames.export`)."""
+    from .frames import export
+    spec = _spec_from_cfg(cfg)
+    if spec.profile != "paper" or spec.options.get("snapshot") is False:
+        raise CommandError(f"{spec.name} [{spec.profile}] is not a committed configuration: only an experiment's own "
+                           "paper-profile config is exported as a frame")
+    path, stats = export(spec, cfg.store_dir, _OWN.get("frames_dir"))
+    print(f"randml export: {spec.name}: {stats['rows']} rows, {stats['columns']} columns ({stats['folded']} constant, "
+          f"kept once in the metadata), {stats['bytes'] / 1e6:.2f} MB -> {path}")
+    return 0
+
+
+def _cmd_verify(cfg) -> int:
+    """Recompute ``sample`` random stored cells (``seed``) and compare them with the store (:mod:`randml_core.verify`)."""
+    from .verify import verify
+    spec = _spec_from_cfg(cfg)
+    n, seed = int(_OWN.get("sample", 20)), int(_OWN.get("seed", 0))
+    ok, drawn, bad = verify(spec, cfg.store_dir, n, seed)
+    print(f"randml verify: {spec.name}: reproduced {ok}/{drawn}" + (f" ({len(bad)} column mismatch(es) above)" if bad else ""))
+    return 0 if ok == drawn else EXIT_FAILED
+
+
 COMMANDS = {"run": _cmd_run, "plan": _cmd_plan, "status": _cmd_status, "report": _cmd_report,
-            "compare": _cmd_compare}
+            "compare": _cmd_compare, "export": _cmd_export, "verify": _cmd_verify}
 _OUTCOMES: list = []  # (job overrides, exit code, message) per Hydra job
 
 
@@ -436,7 +480,7 @@ def _data(args: list[str]) -> None:
     raise SystemExit(data_main(args))
 
 
-READ_ONLY = ("plan", "status")  # commands that write nothing: no Hydra run dir, no cli.log
+READ_ONLY = ("plan", "status", "verify")  # commands that write nothing: no Hydra run dir, no cli.log
 
 
 def _status_args(rest: list[str]) -> list[str]:
@@ -528,6 +572,7 @@ def main(argv: list[str] | None = None) -> None:
         if cmd == "compare":
             rest = _compare_args(rest)
         rest = _status_args(rest) if cmd == "status" else rest
+        rest = _own_args(cmd, rest) if cmd in ("export", "verify") else rest
         typo = cli_help.unknown_group_choice(rest, shipped_config_dirs())
         if typo:
             _fail(typo)

@@ -45,6 +45,10 @@ EXIT = {
                "2   bad config or input, or no stored cell", _NO_SPACE, _INTERRUPTED],
     "compare": ["0   written", "2   bad config or input (unknown metric or model, nothing stored, rule=nested without "
                 "inner folds)", _NO_SPACE, _INTERRUPTED],
+    "export": ["0   written", "2   bad config, or a planned cell missing or failed (nothing written)", _NO_SPACE,
+               _INTERRUPTED],
+    "verify": ["0   every drawn cell reproduced", "1   a cell did not reproduce (each mismatch printed)",
+               "2   bad config or input, or nothing stored", _INTERRUPTED],
 }
 
 HELP = {
@@ -86,6 +90,18 @@ HELP = {
                           (default; optimistic) or nested CV (needs protocol.inner_splits > 0)""",
                 ["randml compare --config-dir my-conf experiment=mine metric=gmean",
                  "randml compare --config-dir my-conf experiment=mine models=[LogReg,kNN] rule=nested"]),
+    "export": ("Write the experiment's result frame, results/frames/<store>.parquet (the read-only layer under the "
+               "store that a fresh clone reads), from a complete store: every planned cell stored and none failed, "
+               "else nothing is written. Rows of other experiments sharing the store are kept.",
+               """  frames_dir=DIR          write the frame there (default: frames/ beside the store root, or $RANDML_FRAMES)""",
+               ["randml export experiment=eem_table4", "randml export experiment=memd_table2 frames_dir=/tmp/frames"]),
+    "verify": ("Recompute a random sample of the experiment's stored cells from scratch (nothing read from or written "
+               "to the store for them) and compare every deterministic column with the stored row: scores exactly, "
+               "times and provenance excluded. Prints each mismatch (the cell and both values), then reproduced K/N.",
+               """  sample=N                how many stored cells to draw (default 20)
+  seed=S                  the draw's seed (default 0)""",
+               ["randml verify experiment=eem_table4 sample=40 seed=7",
+                "randml verify experiment=mine --config-dir my-conf store_dir=colleague/results/store sample=10"]),
 }
 
 
@@ -93,7 +109,8 @@ def subcommand_help(cmd: str, experiments: list[str]) -> str:
     """``randml CMD --help``: what CMD does, its own keys, the common overrides, two examples, exit codes."""
     import textwrap
     what, own, examples = HELP[cmd]
-    extra = "  [metric=M] [models=[A,B]] [rule=R]" if cmd == "compare" else "  [--failed]" if cmd == "status" else ""
+    extra = {"compare": "  [metric=M] [models=[A,B]] [rule=R]", "status": "  [--failed]", "export": "  [frames_dir=DIR]",
+             "verify": "  [sample=N] [seed=S]"}.get(cmd, "")
     wrap = lambda text, indent="": textwrap.fill(text, 110, subsequent_indent=indent, break_on_hyphens=False)  # noqa: E731
     return "\n".join([
         f"usage: randml {cmd} experiment=NAME [overrides...]{extra}", "", wrap(what), "",

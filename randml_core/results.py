@@ -251,7 +251,7 @@ def load(experiment: str, *, store_dir: str | os.PathLike | None = None, overrid
     else:
         _check_known(experiment, config_dir)
     command = fill_command(experiment, overrides, config_dir, store_dir)
-    if not store.parts():
+    if not store.has_rows():
         where = "store_dir argument" if store_dir is not None else describe_default_store()
         target = make_target(experiment)
         raise ResultsError(

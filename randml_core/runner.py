@@ -507,7 +507,7 @@ def _run_round(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress:
                     ", ".join(plan.unavailable))
     fresh = _NewKeys(store)  # keys of parts not listed yet (written by other runs from now on): before the read
     scored = [SCORERS_COLUMN] if spec.options.get("metrics") else []
-    stored = store.read_columns(["key", "status", "dataset", "task_seconds", *scored]) if store.parts() else None
+    stored = store.read_columns(["key", "status", "dataset", "task_seconds", *scored]) if store.has_rows() else None
     done_keys = set()
     if stored is not None and stored.get("key"):
         ok = [k for k, st in zip(stored["key"], stored["status"]) if not retry_failed or st == "ok"]

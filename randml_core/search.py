@@ -508,7 +508,7 @@ def stored_scores(spec, store_root) -> dict:
     if not metrics or store_root is None:
         return {}
     store = Store(store_root, spec.store)
-    if not store.parts():
+    if not store.has_rows():
         return {}
     frame = store.read(columns=["key", "status", "fit_seconds", "predict_seconds", *sorted(metrics)], ordered=False)
     cpu = (frame["fit_seconds"].fillna(0) if "fit_seconds" in frame else 0) + (

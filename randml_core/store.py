@@ -331,6 +331,15 @@ class Store:
         self.dir = self.root / experiment
         self._verified: dict[str, str] | None = None  # part name -> SHA-256 of the bytes that were verified
 
+    def frame_file(self) -> Path | None:
+        """The committed result frame under this store (:mod:`randml_core.frames`), or None."""
+        from .frames import frame_path
+        return frame_path(self.root, self.experiment)
+
+    def has_rows(self) -> bool:
+        """Does the store or its frame hold any part?"""
+        return bool(self.parts()) or self.frame_file() is not None
+
     # -- writing -----------------------------------------------------------------------------
     def check_writable(self) -> None:
         """Raise StoreError, naming the directory and the fix, unless parts can be written here."""
@@ -464,7 +473,21 @@ class Store:
             return
         log.warning("store: %s is unreadable (%s); moved to %s, its cells will be recomputed", path, why, qdir)
 
-    def _load_all(self, columns: list[str] | None) -> list[_Loaded]:
+    def _load_all(self, columns: list[str] | None, with_frame: bool = True) -> list[_Loaded]:
+        loaded = self._load_parts(columns)
+        frame_file = self.frame_file() if with_frame else None
+        if frame_file is not None:  # the read-only layer: its rows of keys no part holds
+            from .frames import read_table
+            table, digest = read_table(frame_file, columns if columns is None else
+                                       sorted({*columns, "key", "status", "timestamp"}))
+            frame = table.to_pandas()
+            if loaded:
+                held = set().union(*(set(got.frame["key"]) for got in loaded))
+                frame = frame[~frame["key"].isin(held)]
+            loaded.append(_Loaded(f"frame:{frame_file.name}", frame, digest, False))
+        return loaded
+
+    def _load_parts(self, columns: list[str] | None) -> list[_Loaded]:
         for _ in range(20):
             loaded, vanished = [], False
             for path in self.parts():
@@ -487,13 +510,14 @@ class Store:
                 return loaded
         raise StoreError(f"parts of '{self.dir}' kept vanishing while reading; try again")  # pragma: no cover
 
-    def read(self, columns: list[str] | None = None, ordered: bool = True) -> pd.DataFrame:
+    def read(self, columns: list[str] | None = None, ordered: bool = True, with_frame: bool = True) -> pd.DataFrame:
         """The union of the valid parts, one row per key (:func:`dedupe`: ``ok`` first, then the latest
         UTC timestamp), in :data:`ROW_ORDER`: the same frame whatever order the parts were written in and
         whatever columns are asked. ``ordered=False`` skips that sort, for callers that only look rows up
-        by key (the run's "what is stored" check, status counts)."""
+        by key (the run's "what is stored" check, status counts). The committed frame's rows of keys that no
+        part holds are included unless ``with_frame=False`` (:mod:`randml_core.frames`)."""
         import pandas as pd
-        loaded = self._load_all(columns)
+        loaded = self._load_all(columns, with_frame)
         if not loaded:
             return pd.DataFrame(columns=columns or ["key"])
         loaded.sort(key=lambda got: got.digest)  # ties of the dedupe rule: by content, never by name
@@ -536,6 +560,15 @@ class Store:
             names = pf.schema_arrow.names
             tables.append((digest, pf.read(columns=[c for c in dict.fromkeys(["key", *columns]) if c in names])))
         tables = [t for _, t in sorted(tables, key=lambda dt: dt[0])]  # the full read's order: parts by content hash
+        frame_file = self.frame_file()
+        if frame_file is not None:
+            import pyarrow.compute as pc
+            from .frames import read_table
+            table, _ = read_table(frame_file, sorted({*columns, "key"}))
+            if tables:
+                held = pa.chunked_array([k for t in tables for k in t.column("key").chunks], type=pa.string())
+                table = table.filter(pc.invert(pc.is_in(table.column("key"), value_set=held.combine_chunks())))
+            tables.append(table)
         n = sum(t.num_rows for t in tables)
         out = {c: [v for t in tables for v in (t.column(c).to_pylist() if c in t.column_names else [None] * t.num_rows)]
                for c in dict.fromkeys(["key", *columns]) if any(c in t.column_names for t in tables)}
@@ -553,6 +586,9 @@ class Store:
                 out[path.name] = hashlib.sha256(_read_bytes(path)).hexdigest()
             except FileNotFoundError:
                 continue
+        frame_file = self.frame_file()
+        if frame_file is not None:
+            out[f"frame:{frame_file.name}"] = hashlib.sha256(_read_bytes(frame_file)).hexdigest()
         return out
 
     # -- maintenance -------------------------------------------------------------------------
@@ -588,7 +624,7 @@ class Store:
                 old = self.parts()
                 if len(old) < 2:
                     return None
-                merged = self.write(self.read())
+                merged = self.write(self.read(with_frame=False))  # a frame's rows stay in the frame
                 for p in old:
                     p.unlink(missing_ok=True)
                 return merged

@@ -28,7 +28,7 @@ def _extra_rows(ctx) -> tuple[pd.DataFrame | None, dict]:
         return None, notes
     store = Store(ctx.store_dir, name)
     try:
-        frame = store.read() if store.parts() else pd.DataFrame()
+        frame = store.read() if store.has_rows() else pd.DataFrame()
     except Exception:  # pragma: no cover - unreadable store: shown as missing
         frame = pd.DataFrame()
     if frame.empty:

@@ -1,0 +1,232 @@
+"""Committed result frames: one compact parquet file per store, ``results/frames/<store>.parquet``.
+
+A frame is a read-only layer under the working store (``results/store/<store>/``): every read of the store
+(:class:`randml_core.store.Store`) sees the frame's rows too, and a row of the store wins over the frame's row
+of the same key. A run never writes a frame; ``randml export experiment=NAME`` writes one from a complete
+store (:func:`export`), and ``randml verify`` recomputes a sample of its cells (:mod:`randml_core.verify`).
+
+Format (written by hand: no library folds constant columns into parquet metadata and checks a rows checksum):
+the rows of every key the exported experiments plan, with each column whose value is the same in every row
+(the code version, the package versions, the experiment, ...) stored once in the file's metadata
+(``randml.frame.constants``, with the full Arrow schema so the column comes back with its type), the rows
+checksum of the whole frame as read (:func:`randml_core.store.rows_checksum`), and the provenance of the
+export (the configs, code version, data hashes) in ``randml.frame.provenance``. zstd-compressed with page
+checksums. A frame whose rows do not match its checksum is an error naming the file, never read as valid.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .store import StoreError, _read_bytes, rows_checksum, uniform_params
+
+FRAMES_ENV = "RANDML_FRAMES"
+FORMAT = "randml-frame/1"
+_META_FORMAT, _META_SCHEMA = b"randml.frame", b"randml.frame.schema"
+_META_CONSTANTS, _META_CHECKSUM = b"randml.frame.constants", b"randml.frame.checksum"
+_META_PROVENANCE = b"randml.frame.provenance"
+#: columns never folded (the store's required ones: a part reader checks them)
+_KEEP = ("key", "status", "model", "family", "params_json", "dataset")
+_VERIFIED: dict[str, str] = {}  # path -> digest verified by this process
+
+
+class FrameError(StoreError):
+    """A frame file that is not what :func:`write_frame` wrote (or cannot be read): never read as valid."""
+
+
+def frames_dir(store_root) -> Path | None:
+    """The frames folder under a store root: ``$RANDML_FRAMES`` if set (empty: no frames layer), else the
+    ``frames/`` beside a store root named ``store`` (``results/store`` -> ``results/frames``), else None."""
+    env = os.environ.get(FRAMES_ENV)
+    if env is not None:
+        return Path(env).absolute() if env else None
+    root = Path(store_root)
+    return root.parent / "frames" if root.name == "store" else None
+
+
+def frame_path(store_root, store_name: str) -> Path | None:
+    """``<frames dir>/<store_name>.parquet`` if it exists (a dangling link or non-file is an error), else None."""
+    d = frames_dir(store_root)
+    if d is None:
+        return None
+    p = d / f"{store_name}.parquet"
+    if os.path.lexists(p) and not p.exists():
+        raise FrameError(f"the frame '{p}' is a dangling link; fix: remove it or restore its target")
+    return p if p.exists() else None
+
+
+def _constant(values: pa.ChunkedArray):
+    """(True, value) if every row holds one JSON-exact value, else (False, None)."""
+    if len(values) == 0:
+        return False, None
+    first = values[0].as_py()
+    if isinstance(first, float) and first != first:
+        return False, None
+    try:
+        text = json.dumps(first)
+    except (TypeError, ValueError):
+        return False, None
+    if json.loads(text) != first or type(json.loads(text)) is not type(first):
+        return False, None
+    if values.null_count and first is not None:
+        return False, None
+    uniq = pa.compute.unique(values)
+    return (len(uniq) == 1, first) if first is not None else (values.null_count == len(values), None)
+
+
+def to_table(frame) -> pa.Table:
+    """The Arrow table a frame's rows are stored as (the store's rule for mixed-kind ``p_*`` columns)."""
+    return pa.Table.from_pandas(uniform_params(frame.reset_index(drop=True)), preserve_index=False)
+
+
+def write_frame(path: Path, frame, provenance: dict) -> dict:
+    """Write ``frame`` (rows of a store) to ``path`` atomically; returns ``{rows, columns, folded, bytes}``.
+    Read back and compared before it replaces anything: a frame that would not read as these rows is refused."""
+    import pyarrow.compute  # noqa: F401 - pa.compute
+    table = to_table(frame)
+    constants = {}
+    for name in table.column_names:
+        if name in _KEEP:
+            continue
+        ok, value = _constant(table.column(name))
+        if ok:
+            constants[name] = value
+    slim = table.drop_columns(list(constants))
+    restored = _restore(slim, table.schema, constants)
+    as_read = restored.to_pandas()
+    meta = {_META_FORMAT: FORMAT.encode(),
+            _META_SCHEMA: base64.b64encode(table.schema.remove_metadata().serialize().to_pybytes()),
+            _META_CONSTANTS: json.dumps(constants, sort_keys=True).encode(),
+            _META_CHECKSUM: rows_checksum(as_read).encode(),
+            _META_PROVENANCE: json.dumps(provenance, sort_keys=True, default=str).encode()}
+    slim = slim.replace_schema_metadata(meta)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        # no statistics, fixed row groups: the same rows give the same bytes (a frame is committed)
+        pq.write_table(slim, tmp, compression="zstd", compression_level=9, write_page_checksum=True,
+                       write_statistics=False, row_group_size=1 << 20)
+        back = read_frame(tmp, verify=True)
+        if rows_checksum(back) != rows_checksum(as_read):  # pragma: no cover - read_frame checked it
+            raise FrameError(f"{tmp}: the frame does not read back as its rows")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return {"rows": len(as_read), "columns": table.num_columns, "folded": len(constants),
+            "bytes": path.stat().st_size}
+
+
+def _restore(slim: pa.Table, schema: pa.Schema, constants: dict) -> pa.Table:
+    """The full table: the folded constant columns put back with their types, in the original order."""
+    cols = []
+    for field in schema:
+        if field.name in constants:
+            cols.append(pa.array([constants[field.name]] * slim.num_rows, type=field.type))
+        elif field.name in slim.column_names:
+            cols.append(slim.column(field.name))
+        else:
+            raise FrameError(f"a frame lacks column {field.name!r} of its schema")
+    return pa.Table.from_arrays(cols, schema=schema)
+
+
+def _parse(data: bytes, where: str):
+    """(ParquetFile, full schema, constants, meta) of a frame's bytes; FrameError when it is not a frame."""
+    try:
+        pf = pq.ParquetFile(pa.BufferReader(data), page_checksum_verification=True)
+        meta = pf.schema_arrow.metadata or {}
+        if meta.get(_META_FORMAT, b"").decode(errors="replace") != FORMAT:
+            raise FrameError(f"{where}: not a randml frame of format {FORMAT} (written by `randml export`)")
+        schema = pa.ipc.read_schema(pa.py_buffer(base64.b64decode(meta[_META_SCHEMA])))
+        constants = json.loads(meta[_META_CONSTANTS])
+    except FrameError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - truncated, bad footer, bad metadata: not a frame
+        raise FrameError(f"{where}: unreadable as a randml frame ({type(exc).__name__}: {exc})") from None
+    return pf, schema, constants, meta
+
+
+def read_table(path: Path, columns: list[str] | None = None) -> tuple[pa.Table, str]:
+    """``(table, sha256 of the file)``: the frame's rows (``columns`` only, plus ``key``), its checksum
+    verified once per process and file content (pandas is imported for that check only)."""
+    where = str(path)
+    data = _read_bytes(Path(path))
+    digest = hashlib.sha256(data).hexdigest()
+    pf, schema, constants, meta = _parse(data, where)
+    if _VERIFIED.get(str(path)) != digest:
+        full = _restore(pf.read(), schema, constants)
+        if rows_checksum(full.to_pandas()) != meta[_META_CHECKSUM].decode(errors="replace"):
+            raise FrameError(f"{where}: its rows do not match the checksum written with them; fix: restore it "
+                             "(`git checkout -- <file>`) or export it again from a complete store")
+        _VERIFIED[str(path)] = digest
+    want = schema.names if columns is None else [c for c in dict.fromkeys(["key", *columns]) if c in schema.names]
+    stored = [c for c in want if c not in constants]
+    slim = pf.read(columns=stored)
+    fields = [schema.field(c) for c in want]
+    table = _restore(slim, pa.schema(fields), {c: v for c, v in constants.items() if c in want})
+    return table, digest
+
+
+def read_frame(path: Path, columns: list[str] | None = None, verify: bool = False):
+    """The frame at ``path`` as pandas (verified; ``verify=True`` checks the rows checksum again)."""
+    if verify:
+        _VERIFIED.pop(str(path), None)
+    return read_table(path, columns)[0].to_pandas()
+
+
+def provenance(path: Path) -> dict:
+    """The provenance recorded in a frame's metadata (configs, code version, data hashes, counts)."""
+    _, _, _, meta = _parse(_read_bytes(Path(path)), str(path))
+    return json.loads(meta.get(_META_PROVENANCE, b"{}"))
+
+
+def export(spec, store_dir, out_dir=None) -> tuple[Path, dict]:
+    """Write ``spec``'s rows from its complete store (parts and any earlier frame) into the frame of its store
+    (``<out_dir or frames dir>/<store>.parquet``), keeping the earlier frame's rows of other experiments that
+    share the store. Refused (StoreError naming the counts and the fix) when a planned cell is missing or failed;
+    datasets that are not available here (they need a download) are recorded in the provenance, not required."""
+    import pandas as pd
+
+    from .provenance import code_version, package_versions
+    from .rows import planned_keys
+    from .store import ROW_ORDER, Store
+    plan, keys = planned_keys(spec, store_dir)
+    if not keys:
+        raise StoreError(f"{spec.name}: its plan has no cell here (every dataset needs a download?); nothing to export")
+    store = Store(store_dir, spec.store)
+    rows = store.read()
+    rows = rows[rows["key"].isin(keys)] if len(rows) else rows
+    missing = len(keys) - (rows["key"].nunique() if len(rows) else 0)
+    failed = int((rows["status"] == "failed").sum()) if len(rows) else 0
+    if missing or failed:
+        raise StoreError(
+            f"{spec.name}: {len(keys) - missing} of {len(keys)} planned cells are stored ({missing} missing, {failed} "
+            f"failed) in {store.dir}; a frame is exported only from a complete store. Fix: `randml run "
+            f"experiment={spec.name}` (retry_failed=true for failed cells), then export again")
+    out = Path(out_dir) if out_dir is not None else frames_dir(store_dir)
+    if out is None:
+        raise StoreError(f"no frames folder for the store root {store_dir}: pass out_dir (the CLI: frames_dir=DIR) or "
+                         f"set ${FRAMES_ENV}")
+    target = out / f"{spec.store}.parquet"
+    earlier, info = None, {}
+    if target.exists():
+        earlier = read_frame(target)
+        earlier = earlier[~earlier["key"].isin(keys)]
+        info = provenance(target).get("experiments", {})
+    frame = pd.concat([rows, earlier], ignore_index=True) if earlier is not None and len(earlier) else rows
+    frame = frame.sort_values([c for c in ROW_ORDER if c in frame.columns], kind="stable").reset_index(drop=True)
+    sha, dirty = code_version()
+    info[spec.name] = {"config_hash": spec.config_hash(), "profile": spec.profile, "cells": len(keys),
+                       "unavailable": sorted(plan.unavailable),
+                       "data": {n: d.data_hash for n, d in sorted(plan.datasets.items())},
+                       "exported_by": sha + ("+dirty" if dirty else ""),
+                       "row_code_versions": sorted(map(str, rows["code_version"].dropna().unique()))
+                       if "code_version" in rows else []}
+    stats = write_frame(target, frame, {"store": spec.store, "experiments": info, "packages": package_versions()})
+    return target, stats

@@ -1,0 +1,78 @@
+"""``randml verify``: recompute a random sample of an experiment's stored cells from scratch and compare.
+
+Every cell is recomputed in this process (no store is read for it, none written), through the same task code a
+run uses, and each deterministic column is compared with the stored row (scores exactly; wall and CPU times,
+timestamps and provenance are excluded: :data:`NOT_REPRODUCIBLE`). Works on any store and its frame.
+"""
+from __future__ import annotations
+
+import math
+import random
+import sys
+
+from .store import Store, StoreError
+
+#: columns a recomputation does not reproduce (measured times, when and with what it ran)
+NOT_REPRODUCIBLE = frozenset({"fit_seconds", "predict_seconds", "task_seconds", "x_fit_cpu_seconds", "timestamp",
+                              "code_version", "code_dirty", "packages", "config_hash", "experiment", "protocol",
+                              "preprocessing", "error"})
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, float) and isinstance(b, float):
+        return (math.isnan(a) and math.isnan(b)) or a == b
+    try:
+        if a != a and b != b:  # NaN / missing on both sides
+            return True
+    except (TypeError, ValueError):
+        pass
+    return a == b or (a is None and b != b) or (b is None and a != a)
+
+
+def _plain(v):
+    return v.item() if hasattr(v, "item") else v
+
+
+def verify(spec, store_dir, sample: int, seed: int, stream=sys.stdout) -> tuple[int, int, list]:
+    """``(reproduced, drawn, mismatches)``: ``sample`` cells drawn with ``seed`` from the stored ``ok`` / ``skipped``
+    cells of ``spec``'s plan, recomputed and compared; each mismatch is ``(cell description, column, stored,
+    recomputed)``."""
+    from .data.sources import no_downloads
+    from .runner import Task, _run_task_with_meta, _task_options, make_plan
+    with no_downloads():
+        plan = make_plan(spec, splits=False, store_root=store_dir)
+    store = Store(store_dir, spec.store)
+    if not store.has_rows():
+        raise StoreError(f"{store.dir} has no stored cells of {spec.name} (and no frame): nothing to verify")
+    stored = store.read(ordered=False)
+    by_key = {k: i for i, k in enumerate(stored["key"])}
+    cells = [(task, cell) for task, cell in plan.cells() if cell.key in by_key
+             and stored["status"].iat[by_key[cell.key]] in ("ok", "skipped")]
+    if not cells:
+        raise StoreError(f"none of the {sum(1 for _ in plan.cells())} planned cells of {spec.name} is stored in "
+                         f"{store.dir}: nothing to verify")
+    drawn = random.Random(seed).sample(range(len(cells)), min(sample, len(cells)))
+    groups: dict = {}
+    for i in sorted(drawn):
+        task, cell = cells[i]
+        groups.setdefault(id(task), (task, []))[1].append(cell)
+    plan.draw_splits({task.dataset for task, _ in groups.values()})  # in place: the tasks' splits are drawn now
+    reproduced, mismatches = 0, []
+    for task, chosen in groups.values():
+        split = task.split
+        ds = plan.datasets[task.dataset]
+        _, rows = _run_task_with_meta(ds.X, ds.y, Task(task.dataset, split, chosen), _task_options(dict(spec.options), ds),
+                                      ds.task)
+        for row in rows:
+            old = stored.iloc[by_key[row["key"]]]
+            where = (f"dataset={task.dataset} model={row.get('model')} setting={row.get('params_json')} "
+                     f"repeat={split.repeat} fold={split.fold} inner_fold={split.inner}")
+            bad = [(col, _plain(old[col]), _plain(v)) for col, v in row.items()
+                   if col in old.index and col not in NOT_REPRODUCIBLE and not _same(_plain(old[col]), _plain(v))]
+            if bad:
+                mismatches += [(where, *b) for b in bad]
+                for col, a, b in bad:
+                    print(f"MISMATCH {where}: {col} stored {a!r}, recomputed {b!r}", file=stream)
+            else:
+                reproduced += 1
+    return reproduced, len(drawn), mismatches
