@@ -1,5 +1,8 @@
 """Reports: regenerate an experiment's tables and figures from the store only.
 
+A report of a committed config from a store that lacks some of its cells (a quick run, a shard, a killed run)
+goes to the scratch folder too, with one line naming N of M cells: a snapshot is written only from a complete set.
+
 Every file of one report is staged in one :class:`~randml_core.artefacts.ArtefactSet` and committed
 together (a crash leaves the old set or the new one), with a sidecar ``tables/<experiment>.meta.json``
 holding what a rerun does not reproduce (time, code version, wall times). A report of a config other
@@ -68,6 +71,17 @@ def build_report(spec: ExperimentSpec, store_dir: str, results_dir: str, *,
               "was written; nothing rewritten)", file=sys.stdout)
         return []
     frame = rows_of(spec, store_dir, keys)  # the rows of this config's plan only
+    stored = frame["key"].nunique() if len(frame) else 0
+    if committed and 0 < stored < len(keys):
+        # a partial store (a quick run, a shard, a killed run) never overwrites the committed snapshot
+        committed, out = False, scratch_dir(results_dir, spec.name)
+        print(f"randml report: {spec.name}: {stored} of {len(keys)} cells stored: the artefacts go to the scratch "
+              f"folder {out}/, not over the committed snapshot (`randml status experiment={spec.name}` lists what "
+              "is missing; a complete store writes the snapshot)", file=sys.stderr)
+        inputs = _inputs(spec, plan, keys, out, store_dir) if context_only else None
+        if inputs is not None and _up_to_date(out, spec.name, inputs):
+            print(f"randml report: {spec.name}: up to date in {out}/ (nothing rewritten)", file=sys.stdout)
+            return []
     if committed and keys and frame.empty:
         # every cell would read "not run": a wrong store_dir / $RANDML_STORE, or `make report` before the run,
         # must not turn the committed snapshot into empty tables (sets that need a download plan no keys)
@@ -91,10 +105,6 @@ def build_report(spec: ExperimentSpec, store_dir: str, results_dir: str, *,
             importlib.import_module(module_name).build(ctx)
     paths = artefacts.committed
     print("\nwrote:", *[f"  {p}" for p in paths], sep="\n", file=sys.stdout)
-    stored = frame["key"].nunique() if len(frame) else 0
-    if committed and 0 < stored < len(keys):
-        print(f"randml report: {stored} of the {len(keys)} cells of {spec.name} are stored; the others read 'not run' "
-              f"in the tables written to {out}/ (`git diff` shows what a committed snapshot lost)", file=sys.stderr)
     if not committed:
         print(f"randml report: not {spec.name}'s committed configuration: the artefacts went to the scratch "
               f"folder {out}/ (gitignored), not into {results_dir}/", file=sys.stdout)

@@ -1,0 +1,142 @@
+"""Committed result frames (randml_core/frames.py): exported only from a complete store, read as a read-only
+layer under the store (its rows lose to the store's), never copied by a compaction, refused when tampered; and
+`randml verify`, which recomputes drawn cells and names each one that differs."""
+import json
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from randml_core import frames
+from randml_core.store import Store, StoreError
+
+
+@pytest.fixture(scope="module")
+def smoke_store(tmp_path_factory):
+    """A complete store of the smoke experiment on heart (72 cells) under <tmp>/results/store."""
+    from hydra import compose as hcompose, initialize_config_dir
+    from omegaconf import OmegaConf
+    from randml_core.config import build_spec
+    from randml_core.runner import run
+    from conftest import REPO
+    with initialize_config_dir(config_dir=str(REPO / "conf"), version_base="1.3"):
+        cfg = hcompose(config_name="config", overrides=["experiment=smoke", "dataset=heart"])
+    spec = build_spec(OmegaConf.to_container(cfg, resolve=True))
+    root = tmp_path_factory.mktemp("frames") / "results" / "store"
+    run(spec, str(root), n_jobs=1, progress=False)
+    return spec, root
+
+
+def _copy_store(src, dst):
+    import shutil
+    shutil.copytree(src, dst)
+    return dst
+
+
+def test_export_refuses_an_incomplete_store_and_writes_nothing(smoke_store, tmp_path):
+    spec, root = smoke_store
+    store = _copy_store(root, tmp_path / "results" / "store")
+    rows = Store(store, "smoke").read()
+    for p in (store / "smoke").glob("part-*.parquet"):
+        p.unlink()
+    Store(store, "smoke").write(rows.iloc[:-5])  # 5 cells lost
+    with pytest.raises(StoreError, match=r"smoke: 67 of 72 planned cells are stored \(5 missing, 0 failed\).*"
+                                         r"randml run experiment=smoke"):
+        frames.export(spec, store)
+    assert not (tmp_path / "results" / "frames").exists()
+
+
+def test_a_frame_reads_as_the_store_it_was_exported_from(smoke_store, tmp_path, monkeypatch):
+    monkeypatch.delenv(frames.FRAMES_ENV, raising=False)
+    spec, root = smoke_store
+    store = _copy_store(root, tmp_path / "results" / "store")
+    before = Store(store, "smoke").read()
+    path, stats = frames.export(spec, store)
+    assert path == tmp_path / "results" / "frames" / "smoke.parquet" and stats["rows"] == 72
+    meta = json.loads(pq.read_schema(path).metadata[b"randml.frame.constants"])
+    assert "code_version" in meta and "packages" in meta  # provenance once, not in every row
+    assert "code_version" not in pq.read_schema(path).names
+    for p in (store / "smoke").glob("part-*.parquet"):
+        p.unlink()
+    fresh = Store(store, "smoke")
+    assert fresh.parts() == [] and fresh.has_rows()
+    after = fresh.read()
+    pd.testing.assert_frame_equal(before, after)
+    cols = fresh.read_columns(["key", "status", "gmean"])
+    assert sorted(cols["key"]) == sorted(before["key"]) and len(cols["gmean"]) == 72
+    prov = frames.provenance(path)
+    assert prov["experiments"]["smoke"]["cells"] == 72 and "heart" in prov["experiments"]["smoke"]["data"]
+
+
+def test_the_stores_rows_win_and_compaction_never_copies_the_frame(smoke_store, tmp_path):
+    spec, root = smoke_store
+    store = _copy_store(root, tmp_path / "results" / "store")
+    frames.export(spec, store)
+    original = Store(store, "smoke").read(with_frame=False)
+    for p in (store / "smoke").glob("part-*.parquet"):
+        p.unlink()
+    mine = original.iloc[:3].copy()
+    mine["gmean"] = 0.123
+    s = Store(store, "smoke")
+    s.write(mine)
+    s.write(original.iloc[3:4])
+    got = s.read().set_index("key")
+    assert (got.loc[mine["key"], "gmean"] == 0.123).all() and len(got) == 72  # the store's rows win
+    s.compact()
+    assert len(s.read(with_frame=False)) == 4  # the merged part holds the store's rows only
+    assert len(s.read()) == 72
+
+
+def test_a_tampered_frame_is_refused_naming_the_file(smoke_store, tmp_path):
+
+    spec, root = smoke_store
+    store = _copy_store(root, tmp_path / "results" / "store")
+    path, _ = frames.export(spec, store)
+    table = pq.read_table(path)
+    col = table.column("gmean").to_pylist()
+    col[0] = 0.5 if col[0] != 0.5 else 0.25
+    table = table.set_column(table.column_names.index("gmean"), "gmean", pa_array(col))
+    pq.write_table(table, path, compression="zstd")  # metadata (checksum) kept, one value changed
+    frames._VERIFIED.clear()
+    for p in (store / "smoke").glob("part-*.parquet"):
+        p.unlink()
+    with pytest.raises(frames.FrameError, match=r"smoke.parquet: its rows do not match the checksum"):
+        Store(store, "smoke").read()
+
+
+def pa_array(values):
+    import pyarrow as pa
+    return pa.array(values, type=pa.float64())
+
+
+def test_verify_reproduces_drawn_cells_and_names_a_cell_that_differs(smoke_store, tmp_path, capsys):
+    from randml_core.verify import verify
+    spec, root = smoke_store
+    store = _copy_store(root, tmp_path / "results" / "store")
+    ok, drawn, bad = verify(spec, store, 12, 7)
+    assert (ok, drawn, bad) == (12, 12, [])
+    # every gmean of the frame changed (a frame written with the store's own checksum rule: only verify can tell)
+    rows = Store(store, "smoke").read()
+    rows["gmean"] = rows["gmean"] + 1e-9
+    frames.write_frame(tmp_path / "results" / "frames" / "smoke.parquet", rows, {})
+    for p in (store / "smoke").glob("part-*.parquet"):
+        p.unlink()
+    capsys.readouterr()
+    ok, drawn, bad = verify(spec, store, 5, 7)
+    out = capsys.readouterr().out
+    assert ok == 0 and drawn == 5 and {b[1] for b in bad} == {"gmean"}
+    assert "MISMATCH dataset=heart model=" in out and "fold=" in out and "gmean stored" in out
+
+
+def test_verify_cli_exit_codes(smoke_store, tmp_path, randml_cmd, cli_env):
+    import subprocess
+    spec, root = smoke_store
+    store = _copy_store(root, tmp_path / "results" / "store")
+    args = [*randml_cmd, "verify", "experiment=smoke", "dataset=heart", f"store_dir={store}", "sample=4", "seed=3"]
+    done = subprocess.run(args, capture_output=True, text=True, env=cli_env, cwd=tmp_path)
+    assert done.returncode == 0 and "randml verify: smoke: reproduced 4/4" in done.stdout, done.stderr
+    rows = Store(store, "smoke").read()
+    rows["gmean"] = 1.5
+    Store(store, "smoke").write(rows)  # a later part wins by timestamp: every stored gmean is now wrong
+    done = subprocess.run(args, capture_output=True, text=True, env=cli_env, cwd=tmp_path)
+    assert done.returncode == 1 and "reproduced 0/4" in done.stdout and "MISMATCH dataset=heart" in done.stdout
