@@ -169,9 +169,9 @@ def atomic_file(path: str | Path, *, recover_first: bool = True):
 
 
 def _file_sha256(path: Path) -> str | None:
+    from .store import _read_bytes  # not a regular file (a FIFO): an error naming it, never a hang
     try:
-        with open(path, "rb") as fh:
-            return hashlib.file_digest(fh, "sha256").hexdigest()
+        return hashlib.sha256(_read_bytes(Path(path))).hexdigest()
     except FileNotFoundError:
         return None
 

@@ -17,11 +17,13 @@ import functools
 import inspect
 import json
 import signal
+import sys
 import threading
 import time
 import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -221,6 +223,18 @@ FAMILIES: _Registry = _Registry()
 
 #: name -> the family object a benchmark's module registered under it (see benchmark_family)
 _BENCHMARK_FAMILIES: dict = {}
+#: name -> the source file of the module that registered it: another module may not take the name
+_ORIGINS: dict = {}
+
+
+def _origin(frame) -> str:
+    """The file of the module whose code called :func:`register_family` (a module imported twice under two
+    names, e.g. ``randml_papers.eem`` and ``experiments.eem``, is one file)."""
+    name = frame.f_globals.get("__file__") or frame.f_globals.get("__name__", "?")
+    try:
+        return str(Path(name).resolve())
+    except (OSError, ValueError):
+        return str(name)
 
 
 def register_family(family: Family) -> None:
@@ -228,6 +242,16 @@ def register_family(family: Family) -> None:
     benchmark's member is being imported (:func:`randml_core.plugins.loading`), or whose evaluator is defined
     in an installed benchmark's package, is that benchmark's."""
     from . import plugins
+    origin = _origin(sys._getframe(1))
+    if plugins.loading() is None and not dict.__contains__(FAMILIES, family.name):
+        FAMILIES._search(family.name)  # an installed benchmark's family of this name is registered first
+    old = dict.get(FAMILIES, family.name)
+    if old is not None and old is not family and _ORIGINS.get(family.name, origin) != origin:
+        raise ValueError(
+            f"family {family.name!r} is registered already by {_ORIGINS[family.name]}; {origin} cannot register "
+            "another family under that name (its cells would be stored under the other's keys); fix: give your "
+            "family a name of its own")
+    _ORIGINS[family.name] = origin
     dict.__setitem__(FAMILIES, family.name, family)
     if plugins.loading() is not None or plugins.owner(getattr(family.evaluate, "__module__", None)):
         _BENCHMARK_FAMILIES[family.name] = family

@@ -82,8 +82,9 @@ def read_lease(path: Path) -> LeaseInfo | None:
     """The lease's content, or None if it vanished. A lease being written (empty or partial JSON)
     counts as fresh: its heartbeat is the file's mtime."""
     try:
+        from .store import _read_bytes  # a FIFO or device is named (StoreError), never opened blocking
         st = path.stat()
-        raw = path.read_text()
+        raw = _read_bytes(path).decode(errors="replace")
     except FileNotFoundError:
         return None
     try:
@@ -240,7 +241,8 @@ class Leases:
             if token == self.token or token in tokens:
                 continue
             with contextlib.suppress(OSError):
-                if path.read_text().strip() == BOOT_ID and BOOT_ID and owner_gone(
+                from .store import _read_bytes
+                if _read_bytes(path).decode(errors="replace").strip() == BOOT_ID and BOOT_ID and owner_gone(
                         self.dir, LeaseInfo("", -1, token, 0.0, BOOT_ID)):
                     path.unlink(missing_ok=True)
 

@@ -237,18 +237,27 @@ def _dataset_prep(spec: ExperimentSpec, ds) -> list[str]:
     return prep
 
 
+#: run options that change a cell's outcome but are not a family's own (``<family>_*``) option: in the key's
+#: options when set (a cell failed under ``cell_timeout=0.01`` is not the cell of a run without that limit)
+OUTCOME_OPTIONS = ("cell_timeout",)
+
+
 def _family_parts(spec: ExperimentSpec, variant: Variant) -> tuple[str, str, str]:
     """JSON of the key's family, options and version fields. A family's options are the experiment
     options named ``<family>_*``; a ``_target_`` model's are its whole estimator node (import path
     and fixed arguments); its version names the installed package versions."""
+    limits = {k: spec.options[k] for k in OUTCOME_OPTIONS if spec.options.get(k) is not None}
     if variant.target is not None:
         tkey = target_key(variant.target)
         version = spec.family_versions.get(tkey)  # from the checks memo: no import of the estimator
         if version is None:
             version = family_of(variant.family, variant.target).version
+        if limits:  # only when set: every key without such an option is unchanged
+            tkey = json.dumps({"estimator": json.loads(tkey), **limits}, sort_keys=True)
         return json.dumps(variant.family), tkey, json.dumps(version)
     family = variant.family
     options = {k: spec.options[k] for k in sorted(spec.options) if k.startswith(family + "_")}
+    options.update(limits)
     version = None if is_registered(family) else spec.family_versions.get(family)  # from the checks memo
     return (json.dumps(family), json.dumps(options, sort_keys=True),
             json.dumps(family_of(family).version if version is None else version))

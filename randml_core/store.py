@@ -226,7 +226,8 @@ def _open_part(data: bytes, where: str) -> tuple[pq.ParquetFile, bool]:
 
 
 def _not_corruption(path: Path, why: str) -> StoreError:
-    return StoreError(f"cannot read the store part '{path}' ({why}); it is not moved nor trusted: fix the "
+    what = "the store part" if path.name.startswith("part-") else "the file"
+    return StoreError(f"cannot read {what} '{path}' ({why}); it is not moved nor trusted: fix the "
                       "cause and run the command again")
 
 
@@ -398,7 +399,7 @@ class Store:
     def _memo_on_disk(self) -> dict[str, str]:
         """``.verified.json`` if it is whole (its own checksum holds) and of this format, else {}."""
         try:
-            data = json.loads((self.dir / ".verified.json").read_text())
+            data = json.loads(_read_bytes(self.dir / ".verified.json"))  # a FIFO: StoreError naming it, no hang
             parts = data["parts"]
             whole = data["format"] == _MEMO_FORMAT and data["check"] == _memo_check(parts)
             return {str(k): str(v) for k, v in parts.items()} if whole else {}

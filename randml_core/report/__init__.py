@@ -158,7 +158,8 @@ def _up_to_date(out: Path, name: str, inputs: str) -> bool:
 
     from ..artefacts import _file_sha256
     try:
-        meta = json.loads((out / "tables" / f"{name}.meta.json").read_text())
+        from ..store import _read_bytes  # a FIFO as the sidecar: an error naming it, never a hang
+        meta = json.loads(_read_bytes(out / "tables" / f"{name}.meta.json"))
         if meta.get("facts", {}).get("inputs") != inputs or not meta.get("files"):
             return False
         return all(_file_sha256(out / rel) == sha for rel, sha in meta["files"].items())
