@@ -578,12 +578,20 @@ def main(argv: list[str] | None = None) -> None:
             _fail(typo)
         if cmd in READ_ONLY:
             rest = cli_help.read_only_overrides(rest) + rest
+        import signal
+
+        def _term(signum, frame):  # SIGTERM as Ctrl-C in every command (report, status, ...), not only run
+            raise KeyboardInterrupt(f"signal {signum}")
+        signal.signal(signal.SIGTERM, _term)
         try:
             code = _hydra(cmd, rest)
-        except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (the runner turns it into KeyboardInterrupt)
+        except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM
             why = f" ({exc})" if str(exc) else ""
-            print(f"randml {cmd}: interrupted{why}. Every finished task is stored; run the same command again to "
-                  "resume (it computes only what is missing).", file=sys.stderr)
+            after = ("Every finished task is stored; run the same command again to resume (it computes only what "
+                     "is missing)." if cmd == "run" else
+                     "A report's files are committed together, so the old set or the new one is on disk; run the "
+                     "same command again." if cmd == "report" else "Nothing was changed; run the same command again.")
+            print(f"randml {cmd}: interrupted{why}. {after}", file=sys.stderr)
             raise SystemExit(EXIT_INTERRUPTED) from None
         if code:
             raise SystemExit(code)

@@ -2,10 +2,8 @@
 import os
 import signal
 import subprocess
-import sys
 import textwrap
 
-import numpy as np
 import pytest
 
 from randml_core.family import FAMILIES, Family, register_family
@@ -86,3 +84,23 @@ def next_lease(compose):
     from randml_core.runner import make_plan
     plan = make_plan(compose("experiment=smoke", "dataset=heart", "model=welm"), splits=False)
     return f"{task_id(c.key for c in plan.tasks[0].cells)}.lease"
+
+
+def test_sigterm_during_report_exits_130_with_one_line(tmp_path, randml_cmd, cli_env):
+    """SIGTERM during `randml report` exited 143 with no message; the README promises 130 and one line."""
+    import time
+    store, res = tmp_path / "store", tmp_path / "res"
+    args = ["experiment=smoke", "dataset=heart", f"store_dir={store}", f"results_dir={res}", "progress=false"]
+    assert subprocess.run([*randml_cmd, "run", *args], capture_output=True, env=cli_env, cwd=tmp_path).returncode == 0
+    # a report module that sleeps, so the signal lands inside the report's build
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "slowreport.py").write_text("import time\nCONTEXT_ONLY = False\n\ndef build(ctx):\n    time.sleep(30)\n")
+    env = cli_env  # a report module in a --config-dir is a plug-in the config may name
+    proc = subprocess.Popen([*randml_cmd, "report", "--config-dir", str(hook), *args, "experiment.report=slowreport"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+    time.sleep(8)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, err)
+    assert "randml report: interrupted (signal 15)." in err and "Traceback" not in err

@@ -738,7 +738,7 @@ def build(tables: Path = OUT, store_dir: str | None = None, keep_store_parts: bo
              "## Deviations from the paper", "", *C.deviations_lines(_all_names(tables), DEVIATIONS), "",
              "## Claim inventory", "", *C.inventory_lines(claims, EXCLUDED), "",
              *sensitivity_lines(tables),
-             *C.changes(claims, previous, "the last snapshot"),
+             *C.history(claims, previous, tables / "eem_verdicts.jsonl", tables / "eem_report.md"),
              "## Details", "", *C.details(claims),
              "## Statistics over datasets (beside the claims above)", "",
              *[ln for stem in ("eem_table4", "eem_table4_nested", "eem_table4_unbalanced")

@@ -674,7 +674,7 @@ def write_claims(out, tables, prefix: str, s: pd.DataFrame, datasets, header: li
                   "| what | dataset | mean accuracy (%) | seeds |", "|---|---|---|---|"]
         lines += [f"| {r['what']} | {r['dataset']} | {r['value']:.2f} | {r['seeds']} |" for r in ref]
         lines.append("")
-    lines += C.changes(claims, previous)
+    lines += C.history(claims, previous, tables / f"{prefix}_verdicts.jsonl", tables / f"{prefix}_claims.md")
     if raw_previous is not None and previous is not raw_previous:
         n_sub = sum(1 for c in raw_previous["claims"] if c.get("dataset") not in REAL)
         lines += [f"The last snapshot had one row per claim and dataset; it is compared above with its MNIST and "
@@ -801,7 +801,7 @@ def pooled_snapshot(levels_csv, store_dir="results/store", results_dir="results"
     from randml_core.report import build_report
     from randml_core.results import compose_spec
     spec = compose_spec(experiment, [*overrides, f"experiment.elmboost_base_levels={levels_csv}"])
-    return build_report(spec, store_dir, results_dir, committed=True)
+    return build_report(spec, store_dir, results_dir, committed=True, partial_ok=True)  # the pooling names sources
 
 
 def main(argv=None) -> None:

@@ -327,7 +327,7 @@ def build(tables: Path) -> Path:
                             (("Table II", "memd_table2"), ("Table III", "memd_table3"))], "",
            "## Deviations from the paper", "", *C.deviations_lines(_names(tables), DEVIATIONS), "",
            "## Claim inventory", "", *C.inventory_lines(claims), "",
-           *C.changes(claims, previous, "the last snapshot"),
+           *C.history(claims, previous, tables / "memd_verdicts.jsonl", tables / "memd_report.md"),
            "## Our accuracies beside the published ones (verdict per cell against our fold std)", "",
            *_paper_numbers(tables), "",
            "## Details", "", *C.details(claims),

@@ -278,7 +278,7 @@ def render(tables: Path, summary: pd.DataFrame, prefix: str = "pri", large_n_cut
              "## Deviations from the paper", "", *[f"- {x}" for x in DEVIATIONS], "",
              "## Claim inventory", "", *C.inventory_lines(claims, EXCLUDED), "",
              *kernel_width_lines(tables),
-             *C.changes(claims, previous, "the last snapshot"),
+             *C.history(claims, previous, tables / f"{prefix}_verdicts.jsonl", tables / f"{prefix}_claims.md"),
              "## Details", "", *C.details(claims)]
     return "\n".join(lines) + "\n", C.records(claims)
 

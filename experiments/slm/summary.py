@@ -320,7 +320,7 @@ def build(results_dir: Path) -> Path:
            "## Deviations from the paper", "",
            *C.deviations_lines(_all_datasets(results_dir), DEVIATIONS), "",
            "## Claim inventory", "", *C.inventory_lines(claims, EXCLUDED), "",
-           *C.changes(claims, previous),
+           *C.history(claims, previous, tdir / "slm_verdicts.jsonl", tdir / "slm_report.md"),
            "## Statistics over datasets (beside the paper's per-dataset comparisons)", "",
            *report_lines("slm_table1", results_dir), *report_lines("slm_table3", results_dir), "",
            "## Claims in detail", "", *C.details(claims)]

@@ -48,12 +48,14 @@ def scratch_dir(results_dir: str | Path, experiment: str) -> Path:
 
 
 def build_report(spec: ExperimentSpec, store_dir: str, results_dir: str, *,
-                 committed: bool | None = None) -> list[Path]:
+                 committed: bool | None = None, partial_ok: bool = False) -> list[Path]:
     """Rebuild ``spec``'s artefacts from the store. ``committed`` says whether ``spec`` is the
     experiment's own committed config (the CLI decides it from the overrides and
     ``experiment.snapshot``); by default only the ``paper`` profile is. When it is not, everything goes
     to :func:`scratch_dir`. An experiment that names no report module gets the generic table
-    (:mod:`randml_core.report.generic`)."""
+    (:mod:`randml_core.report.generic`). A committed report from a store that lacks some of the plan's cells goes
+    to the scratch folder too, unless ``partial_ok`` (a report that pools the store onto committed artefacts and
+    names each source, e.g. ELM boosting's added seeds)."""
     from ..rows import planned_keys, rows_of
     if committed is None:
         committed = spec.profile == "paper"
@@ -72,7 +74,7 @@ def build_report(spec: ExperimentSpec, store_dir: str, results_dir: str, *,
         return []
     frame = rows_of(spec, store_dir, keys)  # the rows of this config's plan only
     stored = frame["key"].nunique() if len(frame) else 0
-    if committed and 0 < stored < len(keys):
+    if committed and not partial_ok and 0 < stored < len(keys):
         # a partial store (a quick run, a shard, a killed run) never overwrites the committed snapshot
         committed, out = False, scratch_dir(results_dir, spec.name)
         print(f"randml report: {spec.name}: {stored} of {len(keys)} cells stored: the artefacts go to the scratch "

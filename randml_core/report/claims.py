@@ -46,6 +46,7 @@ registry, :func:`target_spread` loads a dataset's target).
 from __future__ import annotations
 
 import json
+import re
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -659,3 +660,84 @@ def changes(claims: list[Claim], previous: dict | None, since: str = "the last s
     summary = (f"Counts on real datasets: before {', '.join(f'{pc.get(v, 0)} {v}' for v in VERDICTS)}; "
                f"now {counts_line(claims)}.")
     return head + (lines or ["No verdict changed."]) + ["", summary, ""]
+
+
+# --------------------------------------------------------------------------- the verdict history (a committed log)
+
+HISTORY_FORMAT = "randml-verdicts/1"
+
+
+def _read_history(log: Path) -> list[dict]:
+    log = Path(log)
+    if not log.is_file():
+        return []
+    out = []
+    for n, line in enumerate(log.read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip():
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                raise ValueError(f"{log}:{n}: not a JSON line; the verdict log is appended to, never edited: "
+                                 "restore it with `git checkout -- <file>`") from None
+    return out
+
+
+_CHANGE_LINE = re.compile(r"^- (?P<id>[\w.\-]+): (?P<before>[a-z ]+?) -> (?P<after>[a-z ]+?)(?: \((?P<why>.*)\))?$")
+
+
+def _seed(previous: dict | None, report: Path | None) -> list[dict]:
+    """The log's first entries, from the committed snapshot it replaces: each change the last report's "Changes
+    since" section recorded, then every claim's verdict in the committed claims file."""
+    entries = []
+    text = Path(report).read_text(encoding="utf-8") if report is not None and Path(report).is_file() else ""
+    section = text.split("## Changes since", 1)[1].split("\n## ", 1)[0] if "## Changes since" in text else ""
+    for line in section.splitlines():
+        m = _CHANGE_LINE.match(line.strip())
+        if m and m["before"] in VERDICTS and m["after"] in VERDICTS:
+            entries.append({"format": HISTORY_FORMAT, "claim": m["id"], "before": m["before"], "after": m["after"],
+                            "evidence": m["why"] or "", "source": f"{Path(report).name} (the report before the log)"})
+    for c in (previous or {}).get("claims", []):
+        verdict = (c.get("real") or {}).get("verdict", NOT_TESTED)
+        entries.append({"format": HISTORY_FORMAT, "claim": c["id"], "before": None, "after": verdict,
+                        "evidence": (c.get("real") or {}).get("evidence", ""),
+                        "source": "the committed claims file when the log began"})
+    return entries
+
+
+def history(claims: list[Claim], previous: dict | None, log: Path, report: Path | None = None) -> list[str]:
+    """The verdict history section, from the committed log ``log`` (JSON lines, appended, never rewritten): every
+    claim whose real-data verdict differs from its last logged one is appended (with the code version and the rule),
+    then every logged change is listed. The same claims give the same log and the same lines (idempotent); a log
+    that does not exist yet is seeded from the committed snapshot (``previous``: the claims file, ``report``: the
+    report whose "Changes since" section it replaces)."""
+    from ..provenance import short_version
+    log = Path(log)
+    entries = _read_history(log)
+    fresh = not entries
+    if fresh:
+        entries = _seed(previous, report)
+    last = {}
+    for e in entries:
+        last[e["claim"]] = e["after"]
+    added = [{"format": HISTORY_FORMAT, "claim": c.id, "before": last.get(c.id), "after": c.real.verdict,
+              "evidence": c.real.evidence, "rule": c.rule, "code": short_version()}
+             for c in claims if last.get(c.id) != c.real.verdict]
+    ids = {c.id for c in claims}
+    added += [{"format": HISTORY_FORMAT, "claim": cid, "before": v, "after": "dropped", "evidence": "no longer a claim "
+               "of the report", "code": short_version()} for cid, v in last.items() if cid not in ids and v != "dropped"]
+    if fresh or added:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with open(log, "a" if not fresh else "w", encoding="utf-8") as fh:
+            for e in (entries if fresh else []) + added:
+                fh.write(json.dumps(e, sort_keys=True) + "\n")
+    entries += added
+    lines = [f"## Verdict history (real data; the committed log `{log.name}`, appended, never erased)", ""]
+    changed = [e for e in entries if e.get("before") is not None]
+    new_ids = [e for e in entries if e.get("before") is None and e.get("source") is None]
+    lines += [f"- {e['claim']}: {e['before']} -> {e['after']}" + (f" ({e['evidence']})" if e.get("evidence") else "")
+              + (f" [code {e['code']}]" if e.get("code") else f" [{e['source']}]" if e.get("source") else "")
+              for e in changed]
+    lines += [f"- {e['claim']}: first logged as {e['after']} [code {e.get('code', '?')}]" for e in new_ids]
+    if len(lines) == 2:
+        lines.append("No verdict has changed since the log began.")
+    return lines + [""]

@@ -240,11 +240,10 @@ def test_report_lists_changes_against_the_previous_json(tmp_path):
         {"id": "t4-uci-rbf", "real": {"verdict": "held", "evidence": "8 wins"}},
         {"id": "t4-unb-rbf", "real": {"verdict": "not held", "evidence": "pooled"}}]}))
     text = summary.build(t, store_dir=str(tmp_path / "no-store")).read_text()
-    assert "## Changes since the last snapshot" in text
+    assert "## Verdict history (real data; the committed log `eem_verdicts.jsonl`" in text
     assert "- t4-uci-rbf: held -> not held" in text                        # WELM-rbf better on 6 of 6
-    assert "- t4-unb-rbf: dropped (was not held)" in text
-    assert "- t4-unb-half: new claim, not tested" in text
-    assert "Counts on real datasets: before 2 held" in text
+    assert "- t4-unb-rbf: not held -> dropped" in text
+    assert "- t4-unb-half: first logged as not tested" in text
     new = json.loads((t / "eem_claims.json").read_text())
     assert [c["id"] for c in new["claims"]] == list(summary.WORDS)
     # rbf: WELM better on 6 of 6; EEKM level with LS-SVM / SVM: comparable (x2); sigmoids: no difference shown;

@@ -122,7 +122,11 @@ def test_report_lists_changes_against_the_previous_json(tmp_path):
         {"id": "t2-prunes", "real": {"verdict": "held", "evidence": "old"}},
         {"id": "gone", "real": {"verdict": "held", "evidence": "old"}}]}))
     text = summary.build(t).read_text()
-    assert "## Changes since the last snapshot" in text
-    assert "t2-prunes: held -> not held" in text and "gone" in text
+    assert "## Verdict history (real data; the committed log `memd_verdicts.jsonl`" in text
+    assert "t2-prunes: held -> not held" in text and "gone: held -> dropped" in text
     new = json.loads((t / "memd_claims.json").read_text())
     assert {c["id"] for c in new["claims"]} == set(summary.WORDS)
+    # regenerated: the same file (idempotent), and the change is kept (the log is never erased)
+    log = (t / "memd_verdicts.jsonl").read_text()
+    assert summary.build(t).read_text() == text and (t / "memd_verdicts.jsonl").read_text() == log
+    assert log.count('"claim": "t2-prunes"') == 2  # seeded from the old claims file, then the change

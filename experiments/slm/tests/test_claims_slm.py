@@ -97,7 +97,7 @@ def test_slm_report_lists_changes_against_the_previous_json(tmp_path, monkeypatc
         {"id": "t2-size", "real": {"verdict": "held", "evidence": "old"}}]}))
     summary.build(tmp_path)
     md = (t / "slm_report.md").read_text()
-    assert "- t2-size: held -> not held" in md and "t1-forest-rf" not in md.split("## Changes")[1].split("##")[0].replace(
+    assert "- t2-size: held -> not held" in md and "t1-forest-rf" not in md.split("## Verdict history")[1].split("##")[0].replace(
         "t1-forest-rf: held", "")
     new = json.loads((t / "slm_claims.json").read_text())
     assert new["counts"] == C.counts(summary.decide(tmp_path))
