@@ -17,7 +17,7 @@ ARGS     ?=
 RUN_OPTS := profile=$(PROFILE) n_jobs=$(JOBS) $(if $(REPEATS),protocol.repeats=$(REPEATS)) $(if $(INNER),protocol.inner_splits=$(INNER)) $(ARGS)
 
 EXP ?= eem_table4
-.PHONY: leaderboard leaderboard-full leaderboard-grid stats compare bench-startup bench-eem bench-pri bench-eem-scaling all venv test lint report bench status data clean
+.PHONY: reports export verify leaderboard leaderboard-full leaderboard-grid stats compare bench-startup bench-eem bench-pri bench-eem-scaling all venv test lint report bench status data clean
 
 all: table4
 
@@ -58,6 +58,22 @@ status: $(STAMP)
 
 report: $(STAMP)
 	$(RANDML) report experiment=$(EXP) $(RUN_OPTS)
+
+# Every committed artefact that is a function of the committed result frames (results/frames/) and the code, rebuilt
+# without fitting (about a minute); `scripts/reports.py --list` says what is and is not rebuilt. tests/test_reports.py
+# rebuilds them into a copy and fails on any byte difference.
+reports: $(STAMP)
+	$(PY) scripts/reports.py
+
+# The committed result frame of EXP from its complete store (refused when a cell is missing or failed)
+export: $(STAMP)
+	$(RANDML) export experiment=$(EXP)
+
+# Recompute N randomly drawn stored cells of EXP and compare them with the store / frame: reproduced K/N
+SAMPLE ?= 20
+SEED ?= 0
+verify: $(STAMP)
+	$(RANDML) verify experiment=$(EXP) sample=$(SAMPLE) seed=$(SEED) $(ARGS)
 
 # the suite on TEST_WORKERS processes (pytest-xdist; every test is independent of the others' order and
 # files). TEST_WORKERS=0 runs it in this one process.

@@ -1,0 +1,123 @@
+#!/usr/bin/env python
+"""`make reports`: rebuild every committed artefact that is a function of the committed result frames
+(``results/frames/``), the committed inputs and the code, without fitting anything (minutes).
+
+    .venv/bin/python scripts/reports.py [--out DIR] [--list]
+
+``--out DIR`` rebuilds into DIR (a copy of ``results/``: ``tests/test_reports.py`` compares it byte for byte with
+the committed files); ``--list`` prints what is rebuilt, what is not (an experiment without a frame) and the
+machine-dependent files, and runs nothing. The steps, in order: each experiment a frame holds, reported from the
+frame alone (an empty store above it); the claims reports of the papers whose experiments all have frames or
+that read committed csv files only; the statistics over datasets; the site.
+
+Written here (not a Makefile list) so that the test and the target run the same steps.
+"""
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FRAMES = ROOT / "results" / "frames"
+PY = sys.executable
+
+#: committed files that a rebuild does not reproduce byte for byte, and why (README "Reproducing the results")
+MACHINE_DEPENDENT = {
+    "tables/bench_*": "benchmarks: timings of the machine that ran them (make bench)",
+    "figures/bench_*": "benchmark figures (make bench)",
+    "tables/*_profile.md": "compute profiles: wall times of the run that filled the store",
+    "site/screenshots/*": "browser screenshots (make site-check)",
+}
+
+#: claims reports: (name, module argv, the experiments whose frames it needs: empty = committed csv files only)
+CLAIMS = [
+    ("memd_report.md", ["-m", "randml_papers.memd.summary", "{tables}"], ("memd_table2", "memd_table3")),
+    ("pri_claims.md", ["-m", "randml_papers.pri.claims", "{tables}"], ()),
+    ("elmboost_claims.md", ["-m", "randml_papers.elmboost.report", "--from-levels", "{tables}/elmboost_levels.csv",
+                            "--results", "{results}"], ()),
+    ("slm_report.md", ["-m", "randml_papers.slm.summary", "{results}"], ("slm_table1", "slm_table2", "slm_table3",
+                                                                        "slm_fig5")),
+    ("eem_report.md", ["-m", "randml_papers.eem.summary", "{tables}"], ("eem_table4", "eem_table1",
+                                                                        "eem_table4_unbalanced", "eem_table5",
+                                                                        "eem_fig3")),
+]
+
+
+def framed_experiments(frames: Path = FRAMES) -> dict[str, str]:
+    """``{experiment: frame file name}`` of every experiment a committed frame holds (from its provenance)."""
+    sys.path.insert(0, str(ROOT))
+    from randml_core.frames import provenance
+    out = {}
+    for path in sorted(frames.glob("*.parquet")):
+        for name in sorted(provenance(path).get("experiments", {})):
+            out[name] = path.name
+    return out
+
+
+def machine_dependent(rel: str) -> bool:
+    return any(fnmatch.fnmatch(rel, pat) for pat in MACHINE_DEPENDENT)
+
+
+def steps(out: Path, frames: Path = FRAMES) -> tuple[list[tuple[str, list[str]]], list[str]]:
+    """``(steps, not rebuilt)``: each step a (label, argv) run in ``out``'s parent folder with ``out`` named by its
+    relative name (reports quote the paths they read: the same text wherever the folder is); the other lines say
+    what is not rebuilt and why."""
+    framed = framed_experiments(frames)
+    out = Path(out.name)
+    randml = [PY, "-m", "randml_core.cli"]
+    todo, skipped = [], []
+    for name in framed:
+        todo.append((f"report {name}", [*randml, "report", f"experiment={name}", "store_dir={store}",
+                                        f"results_dir={out}", "progress=false"]))
+    for label, argv, needs in CLAIMS:
+        lacking = [n for n in needs if n not in framed]
+        if lacking:
+            skipped.append(f"{label}: needs the frames of {', '.join(lacking)}")
+            continue
+        todo.append((label, [PY, *(a.format(tables=out / "tables", results=out) for a in argv)]))
+    todo.append(("statistics over datasets", [PY, "-m", "randml_core.report.table_stats", "--results-dir", str(out)]))
+    todo.append(("site", [PY, "-m", "randml_core.site", "build", "--results", str(out)]))
+    return todo, skipped
+
+
+def run(out: Path, frames: Path = FRAMES, quiet: bool = False) -> int:
+    todo, skipped = steps(out, frames)
+    with tempfile.TemporaryDirectory(prefix="randml-reports-") as tmp:
+        env = {**os.environ, "RANDML_FRAMES": str(frames), "RANDML_OFFLINE": "1", "PYTHONPATH": str(ROOT)}
+        for label, argv in todo:
+            argv = [a.replace("{store}", str(Path(tmp) / "store")) for a in argv]
+            done = subprocess.run(argv, cwd=out.parent, env=env, capture_output=True, text=True)
+            if not quiet:
+                print(f"reports: {label}: exit {done.returncode}", file=sys.stderr)
+            if done.returncode not in (0, 3):
+                print(done.stdout[-3000:], done.stderr[-3000:], sep="\n", file=sys.stderr)
+                print(f"reports: {label} failed (exit {done.returncode}); the files written before it are kept",
+                      file=sys.stderr)
+                return done.returncode
+    for line in skipped:
+        print(f"reports: not rebuilt: {line}", file=sys.stderr)
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=ROOT / "results", help="results folder to write (default: results/)")
+    ap.add_argument("--list", action="store_true", help="print the steps and what is not rebuilt; run nothing")
+    a = ap.parse_args(argv)
+    if a.list:
+        todo, skipped = steps(a.out)
+        print("rebuilt, in order:", *[f"  {label}" for label, _ in todo], sep="\n")
+        print("not rebuilt:", *[f"  {s}" for s in skipped], sep="\n")
+        print("machine-dependent (never compared):", *[f"  results/{p}: {why}" for p, why in MACHINE_DEPENDENT.items()],
+              sep="\n")
+        return 0
+    return run(a.out.resolve())
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
