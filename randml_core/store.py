@@ -495,6 +495,9 @@ class Store:
                 try:
                     loaded.append(self._load(path, columns))
                 except FileNotFoundError:
+                    if os.path.islink(path):  # a dangling link never comes back: name it (not "kept vanishing")
+                        raise StoreError(f"the store part '{path}' is a symbolic link to a file that does not exist "
+                                         f"({os.readlink(path)}); fix: remove the link or restore its target") from None
                     vanished = True  # removed by a compaction after we listed it: list again
                     break
                 except StoreError:

@@ -104,3 +104,49 @@ def test_sigterm_during_report_exits_130_with_one_line(tmp_path, randml_cmd, cli
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, (out, err)
     assert "randml report: interrupted (signal 15)." in err and "Traceback" not in err
+
+
+def test_std_of_huge_finite_scores_does_not_overflow():
+    """An RMSE near 1e198 was stored right, but the report and best() showed std = inf (true 2.1e197)."""
+    import numpy as np
+    import pandas as pd
+    from randml_core.report.tables import select_best, select_nested
+    vals = [1.0e198, 1.2e198, 1.5e198, 0.9e198, 1.1e198]
+    rows = pd.DataFrame({"dataset": "d", "model": "m", "params_json": "{}", "repeat": 0, "fold": range(5),
+                         "inner_fold": -1, "status": "ok", "converged": True, "rmse": vals})
+    got = select_best(rows, "rmse", higher=False)
+    want = 1e198 * np.std(np.array(vals) / 1e198, ddof=1)  # about 2.35e197
+    assert np.isfinite(got["std"].iat[0]) and got["std"].iat[0] == pytest.approx(want, rel=1e-12)
+    normal = rows.assign(rmse=[1.0, 1.2, 1.5, 0.9, 1.1])  # an ordinary std is left exactly as pandas computes it
+    assert select_best(normal, "rmse", higher=False)["std"].iat[0] == normal["rmse"].std()
+    inner = pd.concat([rows, rows.assign(inner_fold=0), rows.assign(inner_fold=1)], ignore_index=True)
+    assert np.isfinite(select_nested(inner, "rmse")["std"].iat[0])
+
+
+def test_a_dangling_part_link_is_named(tmp_path):
+    """A dangling part symlink made every command exit 2 with "kept vanishing; try again", naming nothing."""
+    from randml_core.store import Store, StoreError
+    s = Store(tmp_path, "e")
+    s.write([{"key": "k1", "status": "ok", "model": "m", "family": "f", "params_json": "{}", "gmean": 0.5}])
+    link = s.dir / "part-zz-dangling.parquet"
+    link.symlink_to(tmp_path / "nowhere.parquet")
+    with pytest.raises(StoreError, match=r"part-zz-dangling.parquet' is a symbolic link to a file that does not exist"):
+        s.read()
+    with pytest.raises(StoreError, match="symbolic link"):
+        s.read_columns(["key"])
+
+
+def test_a_part_replaced_under_its_name_is_not_trusted_by_the_memo(tmp_path):
+    """Mutant that survived: _trusted_columns trusting the memo by part name (not digest). A part replaced under its
+    name by another valid part must not be read as verified: the full read quarantines it (bytes changed)."""
+    import shutil
+    from randml_core.store import Store
+    s = Store(tmp_path, "e")
+    row = {"key": "k1", "status": "ok", "model": "m", "family": "f", "params_json": "{}", "gmean": 0.5}
+    first = s.write([row])
+    assert s.read_columns(["key", "gmean"])["gmean"] == [0.5]  # verified, remembered
+    other = Store(tmp_path / "elsewhere", "e").write([{**row, "gmean": 0.0}])
+    shutil.copyfile(other, first)  # a valid part, other bytes, same name
+    fresh = Store(tmp_path, "e")
+    assert fresh.read_columns(["key", "gmean"]) == {"key": [], "gmean": []}
+    assert (s.dir / "quarantine" / first.name).exists()

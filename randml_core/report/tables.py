@@ -53,6 +53,24 @@ def with_stand_ins(rows: pd.DataFrame) -> pd.DataFrame:
     return rows.assign(stand_in_for=[get_spec(d).substitute_of or "" for d in rows["dataset"]])
 
 
+def finite_std(res: pd.DataFrame, rows: pd.DataFrame, keys: list, metric: str) -> pd.DataFrame:
+    """``res`` with each ``std`` that overflowed to inf (finite values near 1e154 or more: their squares overflow)
+    computed again on the values scaled by their largest magnitude; every other std is left as pandas computed it."""
+    bad = np.flatnonzero(np.isinf(res["std"].to_numpy(dtype=float)))
+    if not len(bad):
+        return res
+    res = res.copy()
+    col = res.columns.get_loc("std")
+    for i in bad:
+        sel = np.logical_and.reduce([rows[k].to_numpy() == res[k].iat[i] for k in keys])
+        v = rows.loc[sel, metric].to_numpy(dtype=float)
+        v = v[~np.isnan(v)]
+        scale = np.abs(v).max() if len(v) else 0.0
+        if len(v) > 1 and np.isfinite(scale) and scale > 0:
+            res.iat[i, col] = scale * np.std(v / scale, ddof=1)
+    return res
+
+
 SUMMARY_COLUMNS = ["dataset", "model", "mean", "std", "n_folds", "n_failed", "n_bounded", "params_json", "skipped"]
 
 
@@ -83,6 +101,7 @@ def select_best(frame: pd.DataFrame, metric: str = "gmean", higher: bool = True)
     stats = rows.groupby([*keys, "params_json"], sort=False).agg(
         mean=(metric, "mean"), std=(metric, "std"), n_folds=(metric, "size"), n_ok=("_ok", "sum"),
         n_bounded=("_bounded", "sum"), all_skipped=("_skipped", "all")).reset_index()
+    stats = finite_std(stats, rows, [*keys, "params_json"], metric)
     stats["n_failed"] = stats["n_folds"] - stats["n_ok"]
     clean = stats["n_failed"] == 0
     has_clean = clean.groupby([stats[k] for k in keys]).transform("any")
@@ -135,7 +154,7 @@ def select_nested(frame: pd.DataFrame, metric: str = "gmean") -> pd.DataFrame:
         mean=(metric, "mean"), std=(metric, "std"), n_folds=(metric, "size"), n_ok=("_ok", "sum"),
         n_bounded=("_bounded", "sum"), params_json=("params_json", lambda s: s.value_counts().index[0]))
     res["n_failed"] = res["n_folds"] - res["n_ok"]
-    res = res.reset_index().assign(skipped=False)[SUMMARY_COLUMNS]
+    res = finite_std(res.reset_index(), scored, ["dataset", "model"], metric).assign(skipped=False)[SUMMARY_COLUMNS]
     # a (dataset, model) without a nested pick: as select_best, say whether it was skipped by rule or failed
     outer = _flags(outer_rows(frame))
     groups = outer.groupby(["dataset", "model"], sort=False).agg(
@@ -266,7 +285,8 @@ def select_by_criterion(frame: pd.DataFrame, criterion: str, metric: str = "gmea
     res = picks.groupby(["dataset", "model"], sort=False).agg(
         mean=(metric, "mean"), std=(metric, "std"), n_folds=(metric, "size"), n_bounded=("_bounded", "sum"),
         params_json=("params_json", lambda s: s.value_counts().index[0]))
-    return res.reset_index().assign(n_failed=0, skipped=False)[SUMMARY_COLUMNS]
+    res = finite_std(res.reset_index(), picks, ["dataset", "model"], metric)
+    return res.assign(n_failed=0, skipped=False)[SUMMARY_COLUMNS]
 
 
 def _tex_escape(s: str) -> str:
