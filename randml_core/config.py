@@ -165,7 +165,44 @@ ENGINE_OPTIONS = {
     "snapshot": "false for a smoke experiment: its report goes to results/scratch/<name>/, never over committed files",
     "metrics": "scikit-learn scorer names computed with each cell beside the built-in metrics (f1_macro, r2, ...)",
     "categorical": "onehot | ordinal: how a dataset card's categorical columns are encoded (fitted per fold)",
+    "max_settings": "the largest grid or search a model may plan (default 100000)",
+    "max_cells": "the most cells an experiment may plan (default 10000000)",
 }
+
+#: plan bounds (before anything is allocated): raise them with experiment.max_settings / experiment.max_cells
+MAX_SETTINGS, MAX_CELLS = 100_000, 10_000_000
+
+
+def _check_bounds(variants, protocol, n_datasets: int, options: dict) -> None:
+    """A grid, a search or a whole plan larger than its limit is a ConfigError naming the limit and its key, computed
+    from the axis lengths (nothing is expanded): a 3 x 1000-value grid or ``search.n: 1000000000`` fail at once."""
+    import math
+    limits = {}
+    for key, default in (("max_settings", MAX_SETTINGS), ("max_cells", MAX_CELLS)):
+        value = options.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ConfigError(f"experiment.{key}={value!r} is invalid: a whole number >= 1")
+        limits[key] = value
+    folds = (protocol.n_splits if protocol.kind == "repeated_stratified_kfold" else 1) * protocol.repeats
+    folds *= 1 + protocol.inner_splits
+    total = 0
+    for v in variants:
+        if v.search:
+            from .search import grid_size
+            n = v.search.get("n") or (v.search.get("budget") or {}).get("settings") or grid_size(v.search.get("space") or {})
+            size = n if isinstance(n, int) else limits["max_settings"]
+        else:
+            size = math.prod(len(vals) for vals in v.grid.values())
+        if size > limits["max_settings"]:
+            raise ConfigError(f"model {v.name!r} plans {size:,} settings, more than the limit of "
+                              f"{limits['max_settings']:,} (experiment.max_settings); fix: a smaller grid or search.n, "
+                              f"or raise the limit: +experiment.max_settings={size}")
+        total += size
+    cells = total * folds * max(n_datasets, 1)
+    if cells > limits["max_cells"]:
+        raise ConfigError(f"the experiment plans {cells:,} cells ({total:,} settings x {folds} folds x {n_datasets} "
+                          f"dataset(s)), more than the limit of {limits['max_cells']:,} (experiment.max_cells); fix: "
+                          f"fewer settings, folds or datasets, or raise the limit: +experiment.max_cells={cells}")
 
 
 def _check_modules(exp: dict, config_dirs=()) -> None:
@@ -521,5 +558,6 @@ def build_spec(cfg: dict, config_dirs=None) -> ExperimentSpec:
         duplicates_of(options)  # experiment.duplicates: keep (default) | drop | group
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
+    _check_bounds(variants, protocol, len(datasets), options)
     return ExperimentSpec(name, str(exp.get("paper", "")), datasets, variants, protocol, options,
                           profile_name, columns, str(exp.get("store") or name), versions)

@@ -150,3 +150,24 @@ def test_a_part_replaced_under_its_name_is_not_trusted_by_the_memo(tmp_path):
     fresh = Store(tmp_path, "e")
     assert fresh.read_columns(["key", "gmean"]) == {"key": [], "gmean": []}
     assert (s.dir / "quarantine" / first.name).exists()
+
+
+def test_a_grid_or_search_beyond_the_limit_is_refused_before_any_allocation(compose):
+    """A grid of 3 x 1000 values reached 7.5 GB in plan then a MemoryError; search n: 1e9 ran 140 s, 5.6 GB, then a
+    segfault. Now a one-line ConfigError naming the limit and how to raise it, from the axis lengths alone."""
+    import time
+    from randml_core.config import ConfigError
+    values = "[" + ",".join(str(1 + i / 1000) for i in range(1000)) + "]"
+    t0 = time.monotonic()
+    with pytest.raises(ConfigError, match=r"model 'SVM-rbf' plans 1,000,000 settings, more than the limit of 100,000 "
+                                          r"\(experiment.max_settings\).*\+experiment.max_settings=1000000"):
+        compose("experiment=smoke", f"models.svm.grid.C={values}", f"models.svm.grid.gamma={values}")
+    assert time.monotonic() - t0 < 30
+    with pytest.raises(ConfigError, match=r"plans 1,000,000,000 settings"):
+        compose("experiment=smoke", "+models.svm.search={kind: random, n: 1000000000, space: {max_iter: {int: [100, 1000]}}}")
+    with pytest.raises(ConfigError, match=r"cells .* more than the limit of 100 \(experiment.max_cells\)"):
+        compose("experiment=smoke", "+experiment.max_cells=100")
+    with pytest.raises(ConfigError, match=r"experiment.max_settings=0 is invalid"):
+        compose("experiment=smoke", "+experiment.max_settings=0")
+    spec = compose("experiment=smoke", f"models.svm.grid.C={values}", "+experiment.max_settings=2000")
+    assert len([v for v in spec.variants if v.name == "SVM-rbf"][0].settings()) == 2000
