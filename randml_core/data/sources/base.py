@@ -173,14 +173,19 @@ def _dist_version(dist: str) -> str:
 
 
 def _package_dir(module: str) -> Path | None:
-    """Directory of an installed package, located without importing it."""
+    """Directory of an installed package, located without importing it nor any parent package (``find_spec`` of a
+    dotted name imports its parents: a card naming ``this.x`` would run ``this``); a subpackage is a folder."""
+    top, *rest = str(module).split(".")
+    if not top.isidentifier() or not all(part.isidentifier() for part in rest):
+        return None
     try:
-        spec = importlib.util.find_spec(module)
+        spec = importlib.util.find_spec(top)
     except (ImportError, ValueError):
         return None
     if spec is None or not spec.submodule_search_locations:
         return None
-    return Path(next(iter(spec.submodule_search_locations)))
+    folder = Path(next(iter(spec.submodule_search_locations))).joinpath(*rest)
+    return folder if folder.is_dir() else None
 
 
 
