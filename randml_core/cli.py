@@ -103,7 +103,8 @@ def _cmd_run(cfg) -> int:
 
 def _cmd_plan(cfg) -> int:
     from .planview import describe_plan
-    print(describe_plan(_spec_from_cfg(cfg), cfg.store_dir, int(cfg.get("workers") or cfg.n_jobs), cfg.get("shard")))
+    print(describe_plan(_spec_from_cfg(cfg), cfg.store_dir, int(cfg.get("workers") or cfg.n_jobs), cfg.get("shard"),
+                        retry_failed=bool(cfg.get("retry_failed"))))
     return 0
 
 
@@ -114,8 +115,13 @@ def _cmd_status(cfg) -> int:
     spec = _spec_from_cfg(cfg)
     with no_downloads():
         plan = make_plan(spec, splits=False, store_root=cfg.store_dir)  # a search's later rounds: from the store
-    stored = Store(cfg.store_dir, spec.store).read_columns(["key", "status"] + (["error"] if _STATUS else []))
+    from .metrics import SCORERS_COLUMN
+    from .runner import _lacking_scorers
+    scored = ["dataset", SCORERS_COLUMN] if spec.options.get("metrics") else []
+    stored = Store(cfg.store_dir, spec.store).read_columns(["key", "status", *scored] + (["error"] if _STATUS else []))
     status = dict(zip(stored["key"], stored["status"]))
+    for key in _lacking_scorers(stored, spec, plan) if scored and stored.get("key") else ():
+        status.pop(key, None)  # lacks a listed scorer: to do, as `randml run` sees it (one notion of done)
     if _STATUS.get("failed"):
         return _print_failed(spec, plan, status, dict(zip(stored["key"], stored["error"])) if "error" in stored else {})
     counts: dict = {}

@@ -39,7 +39,8 @@ def _seconds(value) -> float:
     return 0.0 if value is None or value != value else float(value)
 
 
-def describe_plan(spec: ExperimentSpec, store_dir: str, workers: int = 1, shard: str | None = None) -> str:
+def describe_plan(spec: ExperimentSpec, store_dir: str, workers: int = 1, shard: str | None = None,
+                  retry_failed: bool = False) -> str:
     from .leases import holders
     from .runner import parse_shard, shard_tasks
     shard_n = parse_shard(shard)[1]
@@ -58,8 +59,14 @@ def describe_plan(spec: ExperimentSpec, store_dir: str, workers: int = 1, shard:
     with no_downloads():
         plan = make_plan(spec, splits=False, store_root=store_dir)  # a search plans from the stored results
     store = Store(store_dir, spec.store)
-    stored = store.read_columns(["key", "status", "dataset", "task_seconds"])
+    from .metrics import SCORERS_COLUMN
+    from .runner import _lacking_scorers
+    scored = [SCORERS_COLUMN] if spec.options.get("metrics") else []
+    stored = store.read_columns(["key", "status", "dataset", "task_seconds", *scored])
     status = dict(zip(stored["key"], stored["status"]))
+    # what `randml run` computes (one notion of done): cells lacking a listed scorer, failed ones under retry_failed
+    redo = _lacking_scorers(stored, spec, plan) if scored and stored.get("key") else set()
+    redo |= {k for k, s in status.items() if retry_failed and s not in ("ok", "skipped")}
     per = _task_times(stored)
     tasks_in = shard_tasks(plan.tasks, shard)
     rows, todo = [], []
@@ -72,12 +79,14 @@ def describe_plan(spec: ExperimentSpec, store_dir: str, workers: int = 1, shard:
         states = [status.get(c.key) for t in tasks for c in t.cells]
         done, skipped, absent = states.count("ok"), states.count("skipped"), states.count(None)
         failed = cells - done - skipped - absent  # any other stored status, as `randml status` counts
-        missing = [t for t in tasks if any(c.key not in status for c in t.cells)]
+        missing = [t for t in tasks if any(c.key not in status or c.key in redo for c in t.cells)]
+        again = sum(c.key in redo for t in tasks for c in t.cells)
         todo += missing
         per_task = per.get(name, math.nan)
         rows.append(f"  {name}: {len(tasks)} task(s), {cells} cells: {done} stored, "
                     + (f"{skipped} skipped by rule, " if skipped else "") + f"{failed} failed, "
-                    f"{absent} missing in {len(missing)} task(s); predicted "
+                    f"{absent} missing" + (f", {again} to compute again" if again else "")
+                    + f" in {len(missing)} task(s); predicted "
                     f"{_fmt(len(missing) * per_task)} on one worker"
                     + (f" ({_fmt(per_task)} per task)" if math.isfinite(per_task) and missing else "")
                     + ("" if math.isfinite(per_task) or not missing else " (no stored task of this dataset to time)"))

@@ -129,6 +129,7 @@ class Completeness:
     n_stored: int
     n_failed: int
     unavailable: tuple = ()
+    n_unscored: int = 0  # stored ok, but lacking a scorer of experiment.metrics: `randml run` computes them again
 
     @property
     def n_missing(self) -> int:
@@ -136,7 +137,7 @@ class Completeness:
 
     @property
     def complete(self) -> bool:
-        return self.n_missing == 0 and self.n_failed == 0 and not self.unavailable
+        return self.n_missing == 0 and self.n_failed == 0 and self.n_unscored == 0 and not self.unavailable
 
     def message(self, label: str, where, command: str, scope: str = "", flag: str = "attrs['complete'] is False"
                 ) -> str:
@@ -147,7 +148,12 @@ class Completeness:
                 f"({self.n_missing} missing, {self.n_failed} failed; planned = every setting x outer and inner fold "
                 "of the config on the datasets available here, stored = a row of any status, failed = stored with "
                 f"an error). These results are incomplete ({flag}): their means are not the experiment's numbers.")
+        if self.n_unscored:
+            text += (f" {self.n_unscored} stored cell(s) lack a scorer of experiment.metrics (their column is NaN): "
+                     "`randml run` with this config computes them again.")
         todo = []
+        if self.n_unscored and not self.n_missing:
+            todo.append(f"score them with: {command}")
         if self.n_missing:
             todo.append(f"fill the missing cells with: {command}")
         if self.n_failed:
@@ -159,14 +165,17 @@ class Completeness:
         return text + " To complete them: " + "; ".join(todo) + "."
 
 
-def completeness(planned: pd.DataFrame, stored: pd.DataFrame, unavailable=()) -> Completeness:
+def completeness(planned: pd.DataFrame, stored: pd.DataFrame, unavailable=(), unscored=frozenset()) -> Completeness:
     """:class:`Completeness` of the ``planned`` cells (:func:`planned_cells`) given the ``stored`` rows
-    (columns key and status; rows of other keys are ignored)."""
+    (columns key and status; rows of other keys are ignored); ``unscored``: keys of stored cells that lack a scorer
+    of ``experiment.metrics`` (:func:`randml_core.runner.lacking_scorers`: the same rule ``randml run`` uses)."""
     status = (stored.drop_duplicates("key", keep="last").set_index("key")["status"] if len(stored)
               else pd.Series(dtype=object))
-    got = planned["key"].drop_duplicates().map(status)
+    keys = planned["key"].drop_duplicates()
+    got = keys.map(status)
     return Completeness(int(len(got)), int(got.notna().sum()),
-                        int((got.notna() & ~got.isin(["ok", "skipped"])).sum()), tuple(unavailable))
+                        int((got.notna() & ~got.isin(["ok", "skipped"])).sum()), tuple(unavailable),
+                        int(keys.isin(unscored).sum()) if unscored else 0)
 
 
 def fill_command(experiment: str, overrides=(), config_dir=None, store_dir=None) -> str:
@@ -317,10 +326,12 @@ def _within(planned: pd.DataFrame, filters: dict) -> pd.DataFrame:
 def _load_completeness(frame: pd.DataFrame, planned: pd.DataFrame, plan, filters: dict) -> Completeness:
     """Completeness of the planned cells that ``filters`` select (those on planned columns) given the stored
     rows ``frame`` (every stored row of the config, any fold and status)."""
+    from .runner import _lacking_scorers
     planned = _within(planned, filters)
     wanted = _listed(filters["dataset"]) if "dataset" in filters else None
     unavailable = [d for d in plan.unavailable if wanted is None or d in wanted]
-    return completeness(planned, frame, unavailable)
+    unscored = _lacking_scorers(frame, plan.spec, plan) if "dataset" in frame.columns else set()
+    return completeness(planned, frame, unavailable, unscored)
 
 
 def default_metric(frame: pd.DataFrame) -> str:

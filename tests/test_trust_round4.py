@@ -37,14 +37,18 @@ def test_a_cell_stored_under_a_timeout_is_not_served_to_a_run_without_it(compose
     """+experiment.cell_timeout=0.01 stored failed cells that a later plain run served ("computed 0"): the limit was
     not in the key. It is now (only when set, so every shipped key is unchanged: scripts/plan_keys.py)."""
     from randml_core.runner import make_plan, run
-    plain = compose("experiment=smoke", "dataset=heart", "model=welm")
-    limited = compose("experiment=smoke", "dataset=heart", "model=welm", "+experiment.cell_timeout=0.01")
+    lr = ("experiment=smoke", "dataset=heart", "+model@models.lr=logreg", "model=logreg")  # a plain fit: timed
+    plain = compose(*lr)
+    limited = compose(*lr, "+experiment.cell_timeout=0.000001")
     keys = lambda spec: {c.key for _, c in make_plan(spec, splits=False).cells()}  # noqa: E731
     assert keys(plain).isdisjoint(keys(limited)) and len(keys(plain)) == len(keys(limited))
-    other = compose("experiment=smoke", "dataset=heart", "model=welm", "+experiment.cell_timeout=5")
-    assert keys(other).isdisjoint(keys(limited))
+    other = compose(*lr, "+experiment.cell_timeout=5")
+    assert keys(other).isdisjoint(keys(limited))  # each limit its own cells
     store = str(tmp_path / "store")
-    run(limited, store, n_jobs=1, progress=False)
+    failed = run(limited, store, n_jobs=1, progress=False).failed
+    from randml_core.planview import describe_plan
+    assert failed and "0 task(s) to run" in describe_plan(limited, store)
+    assert f"{failed} to compute again" in describe_plan(limited, store, retry_failed=True)  # as run would
     s = run(plain, store, n_jobs=1, progress=False)
     assert s.computed == len(keys(plain)) and s.cached == 0
 
@@ -243,3 +247,33 @@ def test_an_estimator_cache_directory_is_refused():
     with pytest.raises(ConfigError, match=r"estimator.memory='/tmp/cache' is refused"):
         check_target_node(node, "estimator")
     check_target_node({**node, "memory": None}, "estimator")
+
+
+def test_one_notion_of_done_for_cells_lacking_a_listed_scorer(tmp_path, randml_cmd, cli_env):
+    """After adding experiment.metrics: [f1_macro], load() returned NaN f1 rows with attrs['complete'] = True and no
+    warning, and status said "done" while run computed them. Now load() warns and says incomplete, status counts them
+    as missing, run computes them, and then all three agree that the config is complete."""
+    import warnings
+    from randml_core.results import IncompleteResultsWarning, load
+    store = tmp_path / "store"
+    base = ["experiment=smoke", "dataset=heart", "model=welm", f"store_dir={store}", "progress=false"]
+    more = "+experiment.metrics=[f1_macro]"
+
+    def cli(cmd, *extra):
+        done = subprocess.run([*randml_cmd, cmd, *base, *extra], capture_output=True, text=True, env=cli_env,
+                              cwd=tmp_path)
+        assert done.returncode == 0, done.stderr[-800:]
+        return done.stdout + done.stderr
+    assert "computed 18 cells" in cli("run")
+    with pytest.warns(IncompleteResultsWarning, match=r"18 stored cell\(s\) lack a scorer of experiment.metrics"):
+        frame = load("smoke", store_dir=store, overrides=["dataset=heart", "model=welm", more])
+    assert frame.attrs["complete"] is False and frame["f1_macro"].isna().all() if "f1_macro" in frame else True
+    assert "total: 0 done, 0 skipped by rule, 0 failed, 18 missing" in cli("status", more)
+    assert "18 cells: 18 stored, 0 failed, 0 missing, 18 to compute again in 3 task(s)" in cli("plan", more)
+    assert "3 task(s) to run" in cli("plan", more) and "0 task(s) to run" in cli("plan")
+    assert "computed 18 cells" in cli("run", more)
+    assert "total: 18 done" in cli("status", more)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", IncompleteResultsWarning)
+        frame = load("smoke", store_dir=store, overrides=["dataset=heart", "model=welm", more])
+    assert frame.attrs["complete"] is True and frame["f1_macro"].notna().all()
