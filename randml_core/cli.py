@@ -212,6 +212,12 @@ def _is_committed_config(spec, results_dir="results") -> tuple[bool, str]:
     if source not in shipped_config_dirs() and _is_project_results(results_dir):
         return False, (f"experiment={choice} is your own (not one of the project's), and {results_dir}/ holds the "
                        "project's committed snapshot; pass results_dir=<a folder of yours> to write there")
+    from .paths import user_config_dirs
+    mine = user_config_dirs(hydra_config_dirs())
+    if mine and _is_project_results(results_dir):  # its model / protocol / dataset files may shadow the shipped ones
+        return False, (f"--config-dir {' '.join(map(str, mine))} is in the config search path (its files may shadow the "
+                       "shipped models, protocols and cards), and the committed snapshot is written only from the "
+                       "project's own configs")
     task = list(HydraConfig.get().overrides.task)
     parsed = OverridesParser.create().parse_overrides(task)
     kept = [o.input_line for o in parsed if o.key_or_group == "experiment" or o.key_or_group in NEUTRAL_OVERRIDES]

@@ -277,3 +277,42 @@ def test_one_notion_of_done_for_cells_lacking_a_listed_scorer(tmp_path, randml_c
         warnings.simplefilter("error", IncompleteResultsWarning)
         frame = load("smoke", store_dir=store, overrides=["dataset=heart", "model=welm", more])
     assert frame.attrs["complete"] is True and frame["f1_macro"].notna().all()
+
+
+def test_a_config_dir_that_shadows_shipped_files_never_writes_the_committed_snapshot(tmp_path, randml_cmd, cli_env):
+    """A config dir shadowing eem_table4's model files and protocol/cv10.yaml made `randml report --config-dir C
+    experiment=eem_table4` overwrite the committed files (only the experiment file's origin was compared)."""
+    import shutil
+    from conftest import REPO
+    conf = tmp_path / "conf" / "protocol"
+    conf.mkdir(parents=True)
+    (conf / "cv10.yaml").write_text((REPO / "conf" / "protocol" / "cv10.yaml").read_text().replace("seed: 0", "seed: 5"))
+    before = {p: p.read_bytes() for p in (REPO / "results" / "tables").glob("smoke*")}
+    try:
+        done = subprocess.run([*randml_cmd, "report", "--config-dir", str(tmp_path / "conf"), "experiment=smoke",
+                               f"store_dir={tmp_path / 'store'}", f"results_dir={REPO / 'results'}",
+                               f"hydra.run.dir={tmp_path / 'logs'}"], capture_output=True, text=True, env=cli_env,
+                              cwd=tmp_path)
+        assert "is in the config search path" in done.stderr, done.stderr[-1000:]
+        assert {p: p.read_bytes() for p in (REPO / "results" / "tables").glob("smoke*")} == before
+    finally:
+        shutil.rmtree(REPO / "results" / "scratch" / "smoke", ignore_errors=True)
+
+
+def test_an_edited_report_module_is_never_up_to_date(tmp_path, randml_cmd, cli_env):
+    """A --config-dir report module with CONTEXT_ONLY = True edited from v1 to v2 was reported "up to date" and the
+    file kept v1: the fingerprint covered only the engine and the installed benchmarks."""
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    module = conf / "myreport.py"
+    args = [*randml_cmd, "report", "--config-dir", str(conf), "experiment=smoke", "dataset=heart", "model=welm",
+            f"store_dir={tmp_path / 'store'}", f"results_dir={tmp_path / 'res'}", "experiment.report=myreport"]
+    assert subprocess.run([*randml_cmd, "run", *args[4:-1], "progress=false"], capture_output=True, env=cli_env,
+                          cwd=tmp_path).returncode == 0
+    out = tmp_path / "res" / "scratch" / "smoke" / "tables" / "mine.md"
+    for version in ("v1", "v2"):
+        module.write_text(f"CONTEXT_ONLY = True\n\ndef build(ctx):\n    ctx.artefacts.write_text(ctx.results_dir / "
+                          f"'tables' / 'mine.md', '{version}\\n')\n")
+        done = subprocess.run(args, capture_output=True, text=True, env=cli_env, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr[-800:]
+        assert out.read_text() == f"{version}\n", (version, done.stdout[-500:])

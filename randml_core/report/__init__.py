@@ -128,11 +128,30 @@ def _inputs(spec: ExperimentSpec, plan, keys: set, out: Path, store_dir) -> str:
     from ..store import Store
     rows = hashlib.sha256("\n".join([*sorted(keys), "", *sorted(Store(store_dir, spec.store).digests().values())])
                           .encode()).hexdigest()
-    payload = {"config": spec.config_hash(), "code": fingerprint(), "out": str(out.resolve()),
+    payload = {"config": spec.config_hash(), "code": fingerprint(), "modules": _module_sources(spec),
+               "out": str(out.resolve()),
                "rows": rows,
                "data": {n: [d.data_hash, d.source] for n, d in sorted(plan.datasets.items())},
                "unavailable": sorted(plan.unavailable), "store": str(Path(store_dir).resolve())}
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _module_sources(spec: ExperimentSpec) -> dict:
+    """SHA-256 of the source of every report and plug-in module the experiment names (a config dir's or an installed
+    benchmark's: the engine fingerprint does not cover them), so an edited report module is never "up to date"."""
+    import hashlib
+    import importlib.util
+    out = {}
+    for key in ("report", "plugins"):
+        names = spec.options.get(key) or []
+        for name in [names] if isinstance(names, str) else names:
+            try:
+                found = importlib.util.find_spec(name)
+            except (ImportError, ValueError):
+                found = None
+            origin = getattr(found, "origin", None)
+            out[name] = hashlib.sha256(Path(origin).read_bytes()).hexdigest() if origin and Path(origin).is_file() else None
+    return out
 
 
 def _declares_context_only(module_name: str) -> bool:
