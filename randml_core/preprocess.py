@@ -237,6 +237,28 @@ def dataset_prep(options: dict, ds, variant=None) -> str:
     return out
 
 
+def onehot_refusal(options: dict, ds, variants) -> str | None:
+    """Why one-hot encoding ``ds``'s categorical columns would not fit (rows x encoded columns above the data size
+    limit, ``$RANDML_MAX_DATA_VALUES``: a unique text column of 50,000 rows is 50,000 indicator columns, 20 GB
+    dense), naming the columns and the fixes; None when it fits or no model one-hot encodes."""
+    from .data.sources.tabular import MAX_VALUES_ENV, max_values
+    cat = tuple(getattr(ds, "categorical", ()) or ())
+    limit = max_values()
+    if not cat or not limit or not any(encoding_of(options, v) == "onehot" for v in variants or [None]):
+        return None
+    X = np.asarray(ds.X)
+    levels = {j: len(np.unique(X[:, j][~np.isnan(X[:, j])])) for j in cat}
+    width = X.shape[1] - len(cat) + sum(levels.values())
+    if X.shape[0] * width <= limit:
+        return None
+    worst = sorted(levels, key=levels.get, reverse=True)[:3]
+    names = ", ".join(f"{n} ({levels[j]:,} categories)" for n, j in zip(_names(ds, worst), worst))
+    return (f"one-hot encoding its categorical columns makes {X.shape[0]:,} rows x {width:,} columns = "
+            f"{X.shape[0] * width:,} values, above the limit of {limit:,} ({MAX_VALUES_ENV}); the widest: {names}. "
+            "Fix: drop an identifier-like column in the card (drop: [name]), encode them as codes "
+            "(+experiment.categorical=ordinal), or raise the limit if the machine has the memory")
+
+
 def encode(X_train, X_test, categorical=(), encoding: str = "onehot"):
     """Encode the ``categorical`` columns (0-based) of both parts with the training part's categories.
 

@@ -34,7 +34,8 @@ from .metrics import SCORERS_COLUMN, classification_scores, log_loss, mae, rmse,
 from .prediction import run_summary
 from .family import Split, evaluate, family_of, is_registered, release_unneeded, skipped, target_key, warm_up
 from .preprocess import (PREPROCESSING, PREPROCESSINGS, _minmax, _standard, dataset_prep, duplicates_of,  # noqa: F401
-                         encode, encoding_of, nan_refusal, native_settings, preprocess, preprocessing_of)
+                         encode, encoding_of, nan_refusal, native_settings, onehot_refusal, preprocess,
+                         preprocessing_of)
 from .keys import canonical_params  # noqa: F401  (re-exported: runner.canonical_params)
 from .plugins import load_package
 from .protocol import SplitSpec
@@ -158,6 +159,9 @@ def make_plan(spec: ExperimentSpec, splits: bool = True, store_root=None, scores
                 continue
             raise PlanError(data_error(name, exc)) from exc  # malformed, corrupt, invalid, too large: exit 2
         datasets[name] = ds
+        refusal = onehot_refusal(spec.options, ds, spec.variants) if getattr(ds, "categorical", ()) else None
+        if refusal:
+            raise PlanError(f"dataset {name!r}: {refusal}")
         if ds.is_sparse and (spec.options.get("preprocessing") or "minmax") != "none":
             raise PlanError(f"dataset {name!r} has sparse features; preprocessing={spec.options.get('preprocessing') or 'minmax'!r} "
                             "would densify them: set experiment.preprocessing=none for sparse datasets")

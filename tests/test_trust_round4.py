@@ -316,3 +316,34 @@ def test_an_edited_report_module_is_never_up_to_date(tmp_path, randml_cmd, cli_e
         done = subprocess.run(args, capture_output=True, text=True, env=cli_env, cwd=tmp_path)
         assert done.returncode == 0, done.stderr[-800:]
         assert out.read_text() == f"{version}\n", (version, done.stdout[-500:])
+
+
+def test_high_cardinality_and_text_bytes_are_bounded_before_loading(tmp_path, monkeypatch, compose):
+    """A 50,000-row card with a unique text column was one-hot densified to 40000 x 40000 (11.9 GiB) and ended in a
+    traceback; a 2,959-byte parquet whose text column repeats a 1 MB string took plan to 3.26 GB (the guard counted
+    values, not bytes). Both are now refused at plan with the fix named."""
+    import numpy as np
+    import pandas as pd
+    from randml_core.data.sources.base import DataTooLargeError
+    from randml_core.data.sources.tabular import TabularFileSource
+    big = tmp_path / "text.parquet"
+    pd.DataFrame({"x": np.arange(300.0), "t": ["a" * 1_000_000] * 300, "y": np.arange(300) % 2}).to_parquet(big)
+    assert big.stat().st_size < 100_000
+    monkeypatch.setenv("RANDML_MAX_DATA_BYTES", "100000000")
+    with pytest.raises(DataTooLargeError, match=r"takes more than 100,000,000 bytes in memory.*RANDML_MAX_DATA_BYTES"):
+        TabularFileSource(big, "y", fmt="parquet").check_size("text")
+    monkeypatch.setenv("RANDML_MAX_DATA_BYTES", "0")
+    TabularFileSource(big, "y", fmt="parquet").check_size("text")  # 0: no limit
+    # one-hot of an identifier-like text column: refused at plan, before anything is encoded
+    from types import SimpleNamespace
+    from randml_core.preprocess import onehot_refusal
+    n = 5000
+    X = np.column_stack([np.arange(n, dtype=float), np.random.default_rng(0).normal(size=n)])
+    ds = SimpleNamespace(X=X, categorical=(0,), feature_names=["id", "v"], n_features=2)
+    monkeypatch.setenv("RANDML_MAX_DATA_VALUES", "1000000")
+    why = onehot_refusal({}, ds, [None])
+    assert why and "5,000 rows x 5,001 columns" in why and "id (5,000 categories)" in why and "ordinal" in why
+    assert onehot_refusal({"categorical": "ordinal"}, ds, [None]) is None
+    ds.X = X[:, :2].copy()
+    ds.X[:, 0] = np.arange(n) % 4
+    assert onehot_refusal({}, ds, [None]) is None  # four categories fit

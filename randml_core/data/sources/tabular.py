@@ -43,6 +43,23 @@ MISSING = ("keep", "drop_rows")
 #: the largest table (rows x columns) a card's file may hold unless raised (see the module docstring)
 DEFAULT_MAX_VALUES = 50_000_000
 MAX_VALUES_ENV = "RANDML_MAX_DATA_VALUES"
+#: the most bytes a card's table may take in memory (text included) unless raised; 0: no limit. Values alone do not
+#: bound it: a 3 KB Parquet file whose text column repeats a 1 MB string expands to gigabytes
+DEFAULT_MAX_BYTES = 2_000_000_000
+MAX_BYTES_ENV = "RANDML_MAX_DATA_BYTES"
+
+
+def max_bytes() -> int:
+    """``$RANDML_MAX_DATA_BYTES`` (0: no limit), else :data:`DEFAULT_MAX_BYTES`."""
+    raw = os.environ.get(MAX_BYTES_ENV, "").strip()
+    try:
+        value = float(raw) if raw else float(DEFAULT_MAX_BYTES)
+    except ValueError:
+        value = -1.0
+    if not (value >= 0 and value.is_integer()):
+        raise ValueError(f"{MAX_BYTES_ENV}={raw!r} is not a number of bytes; fix: a whole number such as 4000000000 "
+                         f"(0: no limit), or unset it for the default {DEFAULT_MAX_BYTES:,}")
+    return int(value)
 
 
 def max_values(override: int | None = None) -> int:
@@ -144,6 +161,28 @@ class TabularFileSource(Source):
                 f"above the limit of {limit:,} values (about {limit * 8 / 1e9:.1f} GB as float64), so it is not "
                 f"loaded; fix: use a sample of the file, or raise the limit if the machine has the memory "
                 f"({MAX_VALUES_ENV}={rows * cols} randml ...; 0: no limit)")
+        self.check_bytes(name)
+
+    def check_bytes(self, name: str = "<dataset>") -> None:
+        """Raise :class:`~.base.DataTooLargeError` if the table takes more than :func:`max_bytes` in memory: a CSV's
+        file size bounds it; a Parquet file is streamed in small batches (its text decoded), stopping at the limit."""
+        limit = max_bytes()
+        if not limit:
+            return
+        if self.fmt == "parquet":
+            import pyarrow.parquet as pq
+            total = 0
+            for batch in pq.ParquetFile(self.path).iter_batches(batch_size=64):
+                total += batch.nbytes
+                if total > limit:
+                    break
+        else:
+            total = self.path.stat().st_size
+        if total > limit:
+            raise DataTooLargeError(
+                f"dataset {name!r}: '{self.path}' takes more than {limit:,} bytes in memory (its text decoded), "
+                f"above the limit, so it is not loaded; fix: drop the long text columns or use a sample, or raise "
+                f"the limit if the machine has the memory ({MAX_BYTES_ENV}=<bytes> randml ...; 0: no limit)")
 
     # -- Source
     def describe(self) -> str:
