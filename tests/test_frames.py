@@ -140,3 +140,29 @@ def test_verify_cli_exit_codes(smoke_store, tmp_path, randml_cmd, cli_env):
     Store(store, "smoke").write(rows)  # a later part wins by timestamp: every stored gmean is now wrong
     done = subprocess.run(args, capture_output=True, text=True, env=cli_env, cwd=tmp_path)
     assert done.returncode == 1 and "reproduced 0/4" in done.stdout and "MISMATCH dataset=heart" in done.stdout
+
+
+def test_a_fresh_clone_loads_every_committed_frame_complete(tmp_path, monkeypatch):
+    """With an empty store, load(NAME, include_inner=True) returns the complete frame for every experiment a committed
+    frame holds, computing nothing: no cell missing or failed, and no incompleteness warning unless a dataset of the
+    experiment needs a download (then the warning names only those, as the frame's provenance does)."""
+    import warnings
+    from conftest import REPO
+    from randml_core.results import IncompleteResultsWarning, load
+    committed = REPO / "results" / "frames"
+    held = {name: path for path in sorted(committed.glob("*.parquet"))
+            for name in frames.provenance(path).get("experiments", {})}
+    if not held:
+        pytest.skip("no committed frame")
+    monkeypatch.setenv(frames.FRAMES_ENV, str(committed))
+    for name, path in held.items():
+        offline_only = not frames.provenance(path)["experiments"][name]["unavailable"]
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            frame = load(name, store_dir=tmp_path / "store", include_inner=True, include_failed=True)
+        said = [str(w.message) for w in seen if issubclass(w.category, IncompleteResultsWarning)]
+        assert frame.attrs["n_missing"] == 0 and frame.attrs["n_failed"] == 0, name
+        assert frame.attrs["complete"] is offline_only and (not said if offline_only else
+                                                            "not available here without a download" in said[0]), name
+        assert len(frame) == frames.provenance(path)["experiments"][name]["cells"], name
+    assert not (tmp_path / "store").exists()  # nothing computed, nothing written
