@@ -586,6 +586,10 @@ def main(argv: list[str] | None = None) -> None:
             rest = _compare_args(rest)
         rest = _status_args(rest) if cmd == "status" else rest
         rest = _own_args(cmd, rest) if cmd in ("export", "verify") else rest
+        for d in cli_help.take_config_dirs(rest)[0]:  # before "unknown experiment": the folder itself is the error
+            if not d.is_dir():
+                _fail(f"--config-dir '{d}' is not a directory; fix: pass the folder that holds your experiment/, "
+                      "model/ and dataset/ configs")
         typo = cli_help.unknown_group_choice(rest, shipped_config_dirs())
         if typo:
             _fail(typo)

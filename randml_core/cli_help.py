@@ -186,8 +186,12 @@ def unknown_group_choice(args: list[str], shipped) -> str | None:
         for name in value.split(","):
             if name != "null" and name not in known:
                 hint = did_you_mean(name, known).strip()
+                sub = {"experiment": "experiment", "dataset": "dataset", "model": "model"}.get(key)
+                found = sorted({str(p.parent.parent) for pattern in (f"*/{sub}/{name}.yaml", f"*/*/{sub}/{name}.yaml")
+                                for p in Path.cwd().glob(pattern)})[:3] if sub else []
+                forgot = (f" It is in {', '.join(found)}: did you forget --config-dir {found[0]}?" if found else "")
                 return (f"unknown {key} {name!r}; " + (f"{hint} " if hint else "")
-                        + f"(`{GROUPS[key]}` lists them)")
+                        + f"(`{GROUPS[key]}` lists them)" + forgot)
     return None
 
 

@@ -290,7 +290,11 @@ def load(experiment: str, *, store_dir: str | os.PathLike | None = None, overrid
     if "inner_fold" not in filters and not include_inner and "inner_fold" in frame.columns:
         frame = frame[frame["inner_fold"] == -1]
     n_not_ok = int((frame["status"] != "ok").sum()) if "status" in frame.columns else 0
+    n_failed_rows = int((~frame["status"].isin(["ok", "skipped"])).sum()) if "status" in frame.columns else 0
+    skipped_entries = []
     if "status" not in filters and not include_failed and "status" in frame.columns:
+        by = frame.groupby(["dataset", "model"])["status"]
+        skipped_entries = sorted(map(list, by.apply(lambda s: (s == "skipped").all()).loc[lambda b: b].index))
         frame = frame[frame["status"] == "ok"]
     frame = frame.reset_index(drop=True)  # already in Store.read's ROW_ORDER: dataset, model, params_json, repeat, fold, ...
     frame.attrs.update(experiment=experiment, store=str(store.dir), overrides=list(overrides),
@@ -298,6 +302,8 @@ def load(experiment: str, *, store_dir: str | os.PathLike | None = None, overrid
                        include_failed=include_failed or "status" in filters, all_configs=all_configs,
                        n_planned=n_planned, n_rows_before_defaults=n_rows,
                        n_not_ok_dropped=n_not_ok - int((frame["status"] != "ok").sum()) if "status" in frame else 0,
+                       n_failed_dropped=n_failed_rows - int((~frame["status"].isin(["ok", "skipped"])).sum())
+                       if "status" in frame else 0, skipped_entries=skipped_entries,
                        fill_command=command, complete=None if done is None else done.complete)
     if done is not None:  # best()'s entries: the planned (dataset, model) the dataset / model filters keep
         folds, cells = planned_shape(_within(planned, {c: v for c, v in filters.items() if c in ("dataset", "model")}))
@@ -385,10 +391,10 @@ def best(frame: pd.DataFrame, rule: str = "best_mean", metric: str | None = None
         fix = (f"; {asked!r} is a scikit-learn scorer: list it in experiment.metrics and `randml run` computes it "
                "for the stored cells" if find_scorer(asked) is not None else "")
         raise KeyError(f"metric={asked!r} is not a column of this frame; numeric columns: {', '.join(numeric)}{fix}")
-    dropped = frame.attrs.get("n_not_ok_dropped", 0)
-    if dropped:
-        raise ValueError(f"this frame left out {dropped} failed or skipped cells, which the tables' rule counts "
-                         "(a setting with a failed fold is not eligible): load it with include_failed=True")
+    dropped = frame.attrs.get("n_failed_dropped", frame.attrs.get("n_not_ok_dropped", 0))
+    if dropped:  # cells skipped by rule are a final outcome (their entries say skipped); failed ones change the pick
+        raise ValueError(f"this frame left out {dropped} failed cells, which the tables' rule counts (a setting with "
+                         "a failed fold is not eligible): load it with include_failed=True")
     if rule == "nested" and not ("inner_fold" in frame.columns and (frame["inner_fold"] >= 0).any()):
         raise ValueError(NESTED_NEEDS_INNER.format(what="this frame", fix="load it with include_inner=True"))
     frame = _scored_by(frame, metric)
@@ -402,7 +408,9 @@ def best(frame: pd.DataFrame, rule: str = "best_mean", metric: str | None = None
     out = (select_best if rule == "best_mean" else select_nested)(scored, metric)
     if lower:
         out["mean"] = -out["mean"]
-    out, why = _mark_complete(frame, out[SUMMARY_COLUMNS], rule, metric)
+    out = out[SUMMARY_COLUMNS].copy()
+    out.loc[out["skipped"].astype(bool), "n_failed"] = 0  # skipped by rule is not failed
+    out, why = _mark_complete(frame, out, rule, metric)
     if why:
         warnings.warn(_incomplete_entries(why, rule, out, frame.attrs), IncompleteResultsWarning, stacklevel=2)
     return out.assign(rule=rule, metric=metric)
@@ -441,11 +449,14 @@ def _mark_complete(frame: pd.DataFrame, out: pd.DataFrame, rule: str, metric: st
               "inner": frame[inner].groupby(["dataset", "model"]).size()}
     datasets, models = set(frame["dataset"]), set(frame["model"])
     have = set(zip(out["dataset"], out["model"]))
-    absent = [(d, m) for d in cells if d in datasets for m in cells[d] if m in models and (d, m) not in have]
-    elsewhere = [f"{d} / {m}" for d in cells for m in cells[d] if d not in datasets or m not in models]
+    skipped = {tuple(e) for e in frame.attrs.get("skipped_entries") or ()}  # every cell skipped by rule (load())
+    absent = [(d, m) for d in cells for m in cells[d] if (d, m) not in have
+              and ((d in datasets and m in models) or (d, m) in skipped)]
+    elsewhere = [f"{d} / {m}" for d in cells for m in cells[d]
+                 if (d not in datasets or m not in models) and (d, m) not in skipped]
     if absent:
         empty = pd.DataFrame([{"dataset": d, "model": m, "mean": float("nan"), "std": float("nan"), "n_folds": 0,
-                               "n_failed": 0, "n_bounded": 0, "params_json": None, "skipped": False}
+                               "n_failed": 0, "n_bounded": 0, "params_json": None, "skipped": (d, m) in skipped}
                               for d, m in absent])
         out = pd.concat([out, empty[out.columns]], ignore_index=True)
     n_expected, complete, why = [], [], []
@@ -453,8 +464,9 @@ def _mark_complete(frame: pd.DataFrame, out: pd.DataFrame, rule: str, metric: st
         want = folds.get(r.dataset)
         planned = dict(zip(("outer", "inner"), cells.get(r.dataset, {}).get(r.model, [None, None])))
         reads = ["inner"] if rule == "nested" else ["outer"]  # nested reads the outer folds at its picks only
-        short = [f"{stored[k].get((r.dataset, r.model), 0)} of {planned[k]} planned {k}-fold cells stored"
-                 for k in reads if planned[k] is None or stored[k].get((r.dataset, r.model), 0) < planned[k]]
+        short = [] if (r.dataset, r.model) in skipped else [
+            f"{stored[k].get((r.dataset, r.model), 0)} of {planned[k]} planned {k}-fold cells stored"
+            for k in reads if planned[k] is None or stored[k].get((r.dataset, r.model), 0) < planned[k]]
         if not r.skipped and (want is None or r.n_folds != want or r.n_failed):
             short.insert(0, f"{r.n_folds} of {want if want is not None else '?'} outer folds at the pick"
                          + (f", {r.n_failed} failed" if r.n_failed else ""))

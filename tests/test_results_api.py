@@ -120,7 +120,7 @@ def test_load_inside_a_hydra_app_leaves_the_app_config_alone(small_store):
 def test_best_refuses_frames_that_would_select_differently(small_store):
     store, _ = small_store
     df = load("smoke", store_dir=store, overrides=SMALL[1:])
-    with pytest.raises(ValueError, match="left out 6 failed or skipped cells.*include_failed=True"):
+    with pytest.raises(ValueError, match="left out 6 failed cells.*include_failed=True"):
         best(df)
     full = load("smoke", store_dir=store, overrides=SMALL[1:], include_failed=True)
     with pytest.raises(ValueError, match="include_inner=True"):

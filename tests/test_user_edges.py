@@ -1,0 +1,35 @@
+"""Edges a new user meets (issue 45): best(load(...)) with models skipped by rule, and the --config-dir messages."""
+import subprocess
+import warnings
+
+
+def test_best_of_load_works_when_models_are_skipped_by_rule(tmp_path):
+    """best(load(...)) raised ValueError as soon as a model was skipped by rule (binary-only models on wine), and with
+    include_failed=True the skipped cells counted as n_failed. Now the skipped entries say skipped, not failed."""
+    from randml_core.results import IncompleteResultsWarning, best, load
+    from randml_core.runner import run
+    from randml_core.results import compose_spec
+    over = ["experiment.datasets=[wine,heart]"]
+    s = run(compose_spec("smoke", over), str(tmp_path), n_jobs=1, progress=False)
+    assert s.skipped == 72 and s.failed == 0  # every smoke model is binary-only: all of wine is skipped by rule
+    for include_failed in (False, True):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", IncompleteResultsWarning)
+            out = best(load("smoke", store_dir=tmp_path, overrides=over, include_failed=include_failed))
+        wine, heart = out[out.dataset == "wine"], out[out.dataset == "heart"]
+        assert len(wine) == 9 and wine.skipped.all() and (wine.n_failed == 0).all() and wine["mean"].isna().all()
+        assert len(heart) == 9 and not heart.skipped.any() and heart["mean"].between(0.5, 1).all()
+        assert out.complete.all()
+
+
+def test_a_missing_config_dir_is_named_and_a_forgotten_one_is_hinted(tmp_path, randml_cmd, cli_env):
+    missing = tmp_path / "nope"
+    done = subprocess.run([*randml_cmd, "run", "--config-dir", str(missing), "experiment=mine"], capture_output=True,
+                          text=True, env=cli_env, cwd=tmp_path)
+    assert done.returncode == 2 and f"--config-dir '{missing}' is not a directory" in done.stderr
+    (tmp_path / "byo" / "experiment").mkdir(parents=True)
+    (tmp_path / "byo" / "experiment" / "mine.yaml").write_text("# @package _global_\n")
+    done = subprocess.run([*randml_cmd, "run", "experiment=mine"], capture_output=True, text=True, env=cli_env,
+                          cwd=tmp_path)
+    assert done.returncode == 2 and "unknown experiment 'mine'" in done.stderr
+    assert f"did you forget --config-dir {tmp_path / 'byo'}?" in done.stderr
