@@ -94,13 +94,13 @@ HELP = {
                "store that a fresh clone reads), from a complete store: every planned cell stored and none failed, "
                "else nothing is written. Rows of other experiments sharing the store are kept.",
                """  frames_dir=DIR          write the frame there (default: frames/ beside the store root, or $RANDML_FRAMES)""",
-               ["randml export experiment=eem_table4", "randml export experiment=memd_table2 frames_dir=/tmp/frames"]),
+               ["randml export experiment=mine --config-dir my-conf", "randml export experiment=mine frames_dir=/tmp/frames"]),
     "verify": ("Recompute a random sample of the experiment's stored cells from scratch (nothing read from or written "
                "to the store for them) and compare every deterministic column with the stored row: scores exactly, "
                "times and provenance excluded. Prints each mismatch (the cell and both values), then reproduced K/N.",
                """  sample=N                how many stored cells to draw (default 20)
   seed=S                  the draw's seed (default 0)""",
-               ["randml verify experiment=eem_table4 sample=40 seed=7",
+               ["randml verify experiment=mine --config-dir my-conf sample=40 seed=7",
                 "randml verify experiment=mine --config-dir my-conf store_dir=colleague/results/store sample=10"]),
 }
 

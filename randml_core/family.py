@@ -229,7 +229,7 @@ _ORIGINS: dict = {}
 
 def _origin(frame) -> str:
     """The file of the module whose code called :func:`register_family` (a module imported twice under two
-    names, e.g. ``randml_papers.eem`` and ``experiments.eem``, is one file)."""
+    names, e.g. through a package alias and its folder, is one file)."""
     name = frame.f_globals.get("__file__") or frame.f_globals.get("__name__", "?")
     try:
         return str(Path(name).resolve())

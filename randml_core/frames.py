@@ -16,7 +16,6 @@ checksums. A frame whose rows do not match its checksum is an error naming the f
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -24,41 +23,12 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .store import StoreError, _read_bytes, rows_checksum, uniform_params
+from .store import (_FRAME_CHECKSUM, _FRAME_CONSTANTS, _FRAME_FORMAT, _FRAME_PROVENANCE, _FRAME_SCHEMA,  # noqa: F401
+                    _VERIFIED, FRAME_FORMAT, FRAMES_ENV, FrameError, StoreError, _parse, _read_bytes, _restore,
+                    frame_path, frames_dir, read_table, rows_checksum, uniform_params)
 
-FRAMES_ENV = "RANDML_FRAMES"
-FORMAT = "randml-frame/1"
-_META_FORMAT, _META_SCHEMA = b"randml.frame", b"randml.frame.schema"
-_META_CONSTANTS, _META_CHECKSUM = b"randml.frame.constants", b"randml.frame.checksum"
-_META_PROVENANCE = b"randml.frame.provenance"
 #: columns never folded (the store's required ones: a part reader checks them)
 _KEEP = ("key", "status", "model", "family", "params_json", "dataset")
-_VERIFIED: dict[str, str] = {}  # path -> digest verified by this process
-
-
-class FrameError(StoreError):
-    """A frame file that is not what :func:`write_frame` wrote (or cannot be read): never read as valid."""
-
-
-def frames_dir(store_root) -> Path | None:
-    """The frames folder under a store root: ``$RANDML_FRAMES`` if set (empty: no frames layer), else the
-    ``frames/`` beside a store root named ``store`` (``results/store`` -> ``results/frames``), else None."""
-    env = os.environ.get(FRAMES_ENV)
-    if env is not None:
-        return Path(env).absolute() if env else None
-    root = Path(store_root)
-    return root.parent / "frames" if root.name == "store" else None
-
-
-def frame_path(store_root, store_name: str) -> Path | None:
-    """``<frames dir>/<store_name>.parquet`` if it exists (a dangling link or non-file is an error), else None."""
-    d = frames_dir(store_root)
-    if d is None:
-        return None
-    p = d / f"{store_name}.parquet"
-    if os.path.lexists(p) and not p.exists():
-        raise FrameError(f"the frame '{p}' is a dangling link; fix: remove it or restore its target")
-    return p if p.exists() else None
 
 
 def _constant(values: pa.ChunkedArray):
@@ -100,11 +70,11 @@ def write_frame(path: Path, frame, provenance: dict) -> dict:
     slim = table.drop_columns(list(constants))
     restored = _restore(slim, table.schema, constants)
     as_read = restored.to_pandas()
-    meta = {_META_FORMAT: FORMAT.encode(),
-            _META_SCHEMA: base64.b64encode(table.schema.remove_metadata().serialize().to_pybytes()),
-            _META_CONSTANTS: json.dumps(constants, sort_keys=True).encode(),
-            _META_CHECKSUM: rows_checksum(as_read).encode(),
-            _META_PROVENANCE: json.dumps(provenance, sort_keys=True, default=str).encode()}
+    meta = {_FRAME_FORMAT: FRAME_FORMAT.encode(),
+            _FRAME_SCHEMA: base64.b64encode(table.schema.remove_metadata().serialize().to_pybytes()),
+            _FRAME_CONSTANTS: json.dumps(constants, sort_keys=True).encode(),
+            _FRAME_CHECKSUM: rows_checksum(as_read).encode(),
+            _FRAME_PROVENANCE: json.dumps(provenance, sort_keys=True, default=str).encode()}
     slim = slim.replace_schema_metadata(meta)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -123,56 +93,6 @@ def write_frame(path: Path, frame, provenance: dict) -> dict:
             "bytes": path.stat().st_size}
 
 
-def _restore(slim: pa.Table, schema: pa.Schema, constants: dict) -> pa.Table:
-    """The full table: the folded constant columns put back with their types, in the original order."""
-    cols = []
-    for field in schema:
-        if field.name in constants:
-            cols.append(pa.array([constants[field.name]] * slim.num_rows, type=field.type))
-        elif field.name in slim.column_names:
-            cols.append(slim.column(field.name))
-        else:
-            raise FrameError(f"a frame lacks column {field.name!r} of its schema")
-    return pa.Table.from_arrays(cols, schema=schema)
-
-
-def _parse(data: bytes, where: str):
-    """(ParquetFile, full schema, constants, meta) of a frame's bytes; FrameError when it is not a frame."""
-    try:
-        pf = pq.ParquetFile(pa.BufferReader(data), page_checksum_verification=True)
-        meta = pf.schema_arrow.metadata or {}
-        if meta.get(_META_FORMAT, b"").decode(errors="replace") != FORMAT:
-            raise FrameError(f"{where}: not a randml frame of format {FORMAT} (written by `randml export`)")
-        schema = pa.ipc.read_schema(pa.py_buffer(base64.b64decode(meta[_META_SCHEMA])))
-        constants = json.loads(meta[_META_CONSTANTS])
-    except FrameError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - truncated, bad footer, bad metadata: not a frame
-        raise FrameError(f"{where}: unreadable as a randml frame ({type(exc).__name__}: {exc})") from None
-    return pf, schema, constants, meta
-
-
-def read_table(path: Path, columns: list[str] | None = None) -> tuple[pa.Table, str]:
-    """``(table, sha256 of the file)``: the frame's rows (``columns`` only, plus ``key``), its checksum
-    verified once per process and file content (pandas is imported for that check only)."""
-    where = str(path)
-    data = _read_bytes(Path(path))
-    digest = hashlib.sha256(data).hexdigest()
-    pf, schema, constants, meta = _parse(data, where)
-    if _VERIFIED.get(str(path)) != digest:
-        full = _restore(pf.read(), schema, constants)
-        if rows_checksum(full.to_pandas()) != meta[_META_CHECKSUM].decode(errors="replace"):
-            raise FrameError(f"{where}: its rows do not match the checksum written with them; fix: restore it "
-                             "(`git checkout -- <file>`) or export it again from a complete store")
-        _VERIFIED[str(path)] = digest
-    want = schema.names if columns is None else [c for c in dict.fromkeys(["key", *columns]) if c in schema.names]
-    stored = [c for c in want if c not in constants]
-    slim = pf.read(columns=stored)
-    fields = [schema.field(c) for c in want]
-    table = _restore(slim, pa.schema(fields), {c: v for c, v in constants.items() if c in want})
-    return table, digest
-
-
 def read_frame(path: Path, columns: list[str] | None = None, verify: bool = False):
     """The frame at ``path`` as pandas (verified; ``verify=True`` checks the rows checksum again)."""
     if verify:
@@ -183,7 +103,7 @@ def read_frame(path: Path, columns: list[str] | None = None, verify: bool = Fals
 def provenance(path: Path) -> dict:
     """The provenance recorded in a frame's metadata (configs, code version, data hashes, counts)."""
     _, _, _, meta = _parse(_read_bytes(Path(path)), str(path))
-    return json.loads(meta.get(_META_PROVENANCE, b"{}"))
+    return json.loads(meta.get(_FRAME_PROVENANCE, b"{}"))
 
 
 def export(spec, store_dir, out_dir=None) -> tuple[Path, dict]:

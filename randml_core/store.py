@@ -32,6 +32,7 @@ temp-file protocol are the point of this module and no library offers them.
 """
 from __future__ import annotations
 
+import base64
 import contextlib
 import errno
 import fcntl
@@ -334,7 +335,6 @@ class Store:
 
     def frame_file(self) -> Path | None:
         """The committed result frame under this store (:mod:`randml_core.frames`), or None."""
-        from .frames import frame_path
         return frame_path(self.root, self.experiment)
 
     def has_rows(self) -> bool:
@@ -478,7 +478,6 @@ class Store:
         loaded = self._load_parts(columns)
         frame_file = self.frame_file() if with_frame else None
         if frame_file is not None:  # the read-only layer: its rows of keys no part holds
-            from .frames import read_table
             table, digest = read_table(frame_file, columns if columns is None else
                                        sorted({*columns, "key", "status", "timestamp"}))
             frame = table.to_pandas()
@@ -567,7 +566,6 @@ class Store:
         frame_file = self.frame_file()
         if frame_file is not None:
             import pyarrow.compute as pc
-            from .frames import read_table
             table, _ = read_table(frame_file, sorted({*columns, "key"}))
             if tables:
                 held = pa.chunked_array([k for t in tables for k in t.column("key").chunks], type=pa.string())
@@ -674,3 +672,87 @@ def _remove_if_abandoned(tmp: Path) -> bool:
         return False
     finally:
         os.close(fd)
+
+
+# --------------------------------------------------------------------------- the committed frame under a store
+# (read here, so the store needs no other module; written by randml_core.frames)
+
+FRAMES_ENV = "RANDML_FRAMES"
+FRAME_FORMAT = "randml-frame/1"
+_VERIFIED: dict[str, str] = {}  # frame path -> the digest this process verified
+_FRAME_FORMAT, _FRAME_SCHEMA = b"randml.frame", b"randml.frame.schema"
+_FRAME_CONSTANTS, _FRAME_CHECKSUM = b"randml.frame.constants", b"randml.frame.checksum"
+_FRAME_PROVENANCE = b"randml.frame.provenance"
+class FrameError(StoreError):
+    """A frame file that is not what :func:`write_frame` wrote (or cannot be read): never read as valid."""
+
+
+def frames_dir(store_root) -> Path | None:
+    """The frames folder under a store root: ``$RANDML_FRAMES`` if set (empty: no frames layer), else the
+    ``frames/`` beside a store root named ``store`` (``results/store`` -> ``results/frames``), else None."""
+    env = os.environ.get(FRAMES_ENV)
+    if env is not None:
+        return Path(env).absolute() if env else None
+    root = Path(store_root)
+    return root.parent / "frames" if root.name == "store" else None
+
+
+def frame_path(store_root, store_name: str) -> Path | None:
+    """``<frames dir>/<store_name>.parquet`` if it exists (a dangling link or non-file is an error), else None."""
+    d = frames_dir(store_root)
+    if d is None:
+        return None
+    p = d / f"{store_name}.parquet"
+    if os.path.lexists(p) and not p.exists():
+        raise FrameError(f"the frame '{p}' is a dangling link; fix: remove it or restore its target")
+    return p if p.exists() else None
+
+
+def _restore(slim: pa.Table, schema: pa.Schema, constants: dict) -> pa.Table:
+    """The full table: the folded constant columns put back with their types, in the original order."""
+    cols = []
+    for field in schema:
+        if field.name in constants:
+            cols.append(pa.array([constants[field.name]] * slim.num_rows, type=field.type))
+        elif field.name in slim.column_names:
+            cols.append(slim.column(field.name))
+        else:
+            raise FrameError(f"a frame lacks column {field.name!r} of its schema")
+    return pa.Table.from_arrays(cols, schema=schema)
+
+
+def _parse(data: bytes, where: str):
+    """(ParquetFile, full schema, constants, meta) of a frame's bytes; FrameError when it is not a frame."""
+    try:
+        pf = pq.ParquetFile(pa.BufferReader(data), page_checksum_verification=True)
+        meta = pf.schema_arrow.metadata or {}
+        if meta.get(_FRAME_FORMAT, b"").decode(errors="replace") != FRAME_FORMAT:
+            raise FrameError(f"{where}: not a randml frame of format {FRAME_FORMAT} (written by `randml export`)")
+        schema = pa.ipc.read_schema(pa.py_buffer(base64.b64decode(meta[_FRAME_SCHEMA])))
+        constants = json.loads(meta[_FRAME_CONSTANTS])
+    except FrameError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - truncated, bad footer, bad metadata: not a frame
+        raise FrameError(f"{where}: unreadable as a randml frame ({type(exc).__name__}: {exc})") from None
+    return pf, schema, constants, meta
+
+
+def read_table(path: Path, columns: list[str] | None = None) -> tuple[pa.Table, str]:
+    """``(table, sha256 of the file)``: the frame's rows (``columns`` only, plus ``key``), its checksum
+    verified once per process and file content (pandas is imported for that check only)."""
+    where = str(path)
+    data = _read_bytes(Path(path))
+    digest = hashlib.sha256(data).hexdigest()
+    pf, schema, constants, meta = _parse(data, where)
+    if _VERIFIED.get(str(path)) != digest:
+        full = _restore(pf.read(), schema, constants)
+        if rows_checksum(full.to_pandas()) != meta[_FRAME_CHECKSUM].decode(errors="replace"):
+            raise FrameError(f"{where}: its rows do not match the checksum written with them; fix: restore it "
+                             "(`git checkout -- <file>`) or export it again from a complete store")
+        _VERIFIED[str(path)] = digest
+    want = schema.names if columns is None else [c for c in dict.fromkeys(["key", *columns]) if c in schema.names]
+    stored = [c for c in want if c not in constants]
+    slim = pf.read(columns=stored)
+    fields = [schema.field(c) for c in want]
+    table = _restore(slim, pa.schema(fields), {c: v for c, v in constants.items() if c in want})
+    return table, digest

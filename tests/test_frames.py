@@ -166,3 +166,15 @@ def test_a_fresh_clone_loads_every_committed_frame_complete(tmp_path, monkeypatc
                                                             "not available here without a download" in said[0]), name
         assert len(frame) == frames.provenance(path)["experiments"][name]["cells"], name
     assert not (tmp_path / "store").exists()  # nothing computed, nothing written
+
+
+def test_the_public_api_is_lazy_and_complete():
+    """randml_core.__all__ holds the names a plug-in or a notebook needs; importing the package imports no pandas."""
+    import subprocess
+    import sys
+    code = ("import sys, randml_core as r; assert 'pandas' not in sys.modules; "
+            "assert {'load', 'best', 'Family', 'register_family', 'Split', 'CellResult', 'register_generator', "
+            "'Benchmark', 'ReportContext', 'compare'} <= set(r.__all__); "
+            "[getattr(r, n) for n in r.__all__]; from randml_core import load, Family; print('ok')")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.strip() == "ok", done.stderr[-800:]
