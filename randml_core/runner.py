@@ -17,12 +17,14 @@ import hashlib
 import json
 import logging
 import math
+import os
 import signal
 import sys
 import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -557,6 +559,7 @@ def _run_round(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress:
     options = dict(spec.options)
     computed = failed = skipped = bounded = by_others = 0
     leases = Leases(store.dir / "leases", heartbeat=lease_heartbeat, stale_after=lease_stale)
+    fresh.leases_dir, fresh.own = leases.dir, leases.token
     pending = todo
     waiting_said = False
 
@@ -652,14 +655,44 @@ def shard_tasks(tasks: list[Task], shard) -> list[Task]:
 
 class _NewKeys:
     """Cell keys in parts that appeared since the run started (written by other runs); each new
-    part is read once (its key column, verified)."""
+    part is read once (its key column, verified).
 
-    def __init__(self, store: Store):
+    A listing costs O(parts); once per dispatched task it made a run quadratic in its tasks (56 ms a listing at
+    10,000 parts). So the store is listed on the first refresh (a run that wrote between this run's read and its
+    first lease), then on every refresh while another run is alive (an owner lock of another run in ``leases/``:
+    each run holds one from its first lease on, so a task another run finished is never computed again here), and
+    otherwise at most once per :data:`LIST_EVERY` seconds."""
+
+    LIST_EVERY = 1.0
+
+    def __init__(self, store: Store, leases_dir: Path | None = None, own_token: str | None = None):
         self.store = Store(store.root, store.experiment)
         self.seen = {p.name for p in store.parts()}
         self.keys: set[str] = set()
+        self._listed: float | None = None
+        self.listings = 0
+        self.leases_dir, self.own = leases_dir, own_token
+
+    def _others_alive(self) -> bool:
+        """Another run's owner lock is in ``leases/`` (or there is no way to tell)."""
+        if self.leases_dir is None:
+            return True
+        from .leases import OWNER_PREFIX
+        try:
+            names = os.listdir(self.leases_dir)
+        except FileNotFoundError:
+            return False
+        except OSError:
+            return True
+        mine = f"{OWNER_PREFIX}{self.own}.lock"
+        return any(n.startswith(OWNER_PREFIX) and n != mine for n in names)
 
     def refresh(self) -> set[str]:
+        now = time.monotonic()
+        if self._listed is not None and now - self._listed < self.LIST_EVERY and not self._others_alive():
+            return self.keys
+        self._listed = now
+        self.listings += 1
         for p in self.store.parts():
             if p.name in self.seen:
                 continue

@@ -350,3 +350,27 @@ def test_launcher_sweep_fills_one_store_like_a_plain_run(launcher, module, tmp_p
     assert stable(plain).equals(stable(swept))
     # the jobs ran in two processes (Hydra's basic launcher would run both in one): two writer pids
     assert len({p.name.split("-")[3] for p in (store / "smoke").glob("part-*.parquet")}) == 2
+
+
+def test_a_lone_run_lists_the_store_a_bounded_number_of_times(compose, tmp_path, monkeypatch):
+    """A run listed every part file once per dispatched task (quadratic in its tasks). Alone, it now lists once at
+    its first lease, then at most once a second; with another run's owner lock present, at every task again."""
+    from randml_core import runner
+    counts = []
+    real = runner._NewKeys.refresh
+
+    def counting(self):
+        out = real(self)
+        counts[:] = [self.listings]
+        return out
+    monkeypatch.setattr(runner._NewKeys, "refresh", counting)
+    monkeypatch.setattr(runner._NewKeys, "LIST_EVERY", 3600.0)
+    spec = compose(*SMALL, "protocol.repeats=4")
+    n_tasks = len(make_plan(spec, splits=False).tasks)
+    s = run(spec, str(tmp_path / "alone"), progress=False)
+    assert n_tasks >= 8 and s.computed and counts == [1]
+    leases = tmp_path / "other" / "smoke" / "leases"
+    leases.mkdir(parents=True)
+    (leases / ".owner-0123456789abcdef.lock").write_text("another run")
+    run(spec, str(tmp_path / "other"), progress=False)
+    assert counts == [n_tasks]
