@@ -33,3 +33,38 @@ def test_a_missing_config_dir_is_named_and_a_forgotten_one_is_hinted(tmp_path, r
                           cwd=tmp_path)
     assert done.returncode == 2 and "unknown experiment 'mine'" in done.stderr
     assert f"did you forget --config-dir {tmp_path / 'byo'}?" in done.stderr
+
+
+def test_a_penguins_shaped_csv_runs_with_drop_rows_and_no_hand_editing(tmp_path, randml_cmd, cli_env):
+    """The Palmer penguins case: NaN features, text columns, the label missing in 11 rows. `missing: drop_rows` now
+    drops the rows without a label too (it named a hand edit of the file); the run then computes every cell."""
+    import numpy as np
+    import pandas as pd
+    rng = np.random.default_rng(0)
+    n = 120
+    species = rng.choice(["Adelie", "Gentoo", "Chinstrap"], n).astype(object)
+    frame = pd.DataFrame({"species": species, "island": rng.choice(["Biscoe", "Dream", "Torgersen"], n),
+                          "bill_length_mm": rng.normal(44, 5, n), "flipper_length_mm": rng.normal(200, 14, n),
+                          "sex": rng.choice(["male", "female"], n).astype(object)})
+    frame.loc[rng.choice(n, 11, replace=False), "species"] = np.nan   # no label
+    frame.loc[rng.choice(n, 5, replace=False), "bill_length_mm"] = np.nan
+    frame.loc[rng.choice(n, 4, replace=False), "sex"] = np.nan
+    conf = tmp_path / "conf"
+    (conf / "dataset").mkdir(parents=True)
+    (conf / "experiment").mkdir()
+    frame.to_csv(conf / "dataset" / "penguins.csv", index=False)
+    (conf / "dataset" / "penguins.yaml").write_text(
+        "name: penguins\ntask: multiclass\nsource: {kind: csv, path: penguins.csv, target: species, missing: drop_rows}\n")
+    (conf / "experiment" / "peng.yaml").write_text(
+        "# @package _global_\ndefaults:\n  - /model@models.logreg: logreg\n  - override /protocol: cv10\n"
+        "protocol:\n  n_splits: 3\nexperiment:\n  name: peng\n  datasets: [penguins]\n")
+    done = subprocess.run([*randml_cmd, "run", "--config-dir", str(conf), "experiment=peng",
+                           f"store_dir={tmp_path / 'store'}", "progress=false"], capture_output=True, text=True,
+                          env=cli_env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-1500:]
+    assert "failed" in done.stderr and "(0 failed" in done.stderr
+    from randml_core.data.cards import card_spec
+    spec = card_spec(conf / "dataset" / "penguins.yaml")
+    res = spec.sources[0].load_detailed("penguins")
+    kept = frame.dropna(subset=["species", "bill_length_mm", "sex"])
+    assert len(res.y) == len(kept) and len(kept) < n - 11

@@ -215,16 +215,18 @@ class TabularFileSource(Source):
                                      f"{', '.join(df.columns)}); fix: correct `source.target` / `source.drop` in the card")
         labels = df[self.target]
         no_label = labels.isna().to_numpy().nonzero()[0]
-        if no_label.size:
+        if no_label.size and self.missing != "drop_rows":
             raise MalformedDataError(
                 f"dataset {name!r}: {no_label.size} rows of '{self.path}' have no `{self.target}` value (first data "
-                f"rows, 0-based: {no_label[:10].tolist()}); fix: remove those rows from the file (a missing label is "
-                "not a class)")
+                f"rows, 0-based: {no_label[:10].tolist()}); fix: write `missing: drop_rows` in the card's source (rows "
+                "without a label or with a missing feature are dropped at load), or remove those rows from the file "
+                "(a missing label is not a class)")
         features = df.drop(columns=[self.target, *self.drop])
         n_rows, dropped_rows = len(df), ""
         if self.missing == "drop_rows":
-            keep = ~features.isna().any(axis=1).to_numpy()
-            dropped_rows = f"; {int((~keep).sum())} rows with missing features dropped (missing: drop_rows)"
+            keep = ~features.isna().any(axis=1).to_numpy() & ~labels.isna().to_numpy()
+            dropped_rows = (f"; {int((~keep).sum())} rows with a missing feature or label dropped (missing: drop_rows;"
+                            f" {no_label.size} without a label)")
             features, labels = features[keep].reset_index(drop=True), labels[keep].reset_index(drop=True)
         X, y, categories = frame_to_arrays(features, labels, name)
         names = tuple(str(c) for c in features.columns)
