@@ -65,7 +65,9 @@ def test_the_engine_has_no_import_cycle():
 
 def test_the_wheel_lists_every_package_and_no_generic_top_level_name():
     """pyproject.toml lists the packages (the papers' folder experiments/ installs as randml_papers): every
-    folder with an __init__.py is listed, and no top-level name is a generic one (experiments, tests, scripts)."""
+    folder with an __init__.py is listed, and each folder of config YAML files (a paper's conf/<group>/, listed
+    so that setuptools ships it without a warning), and no top-level name is a generic one (experiments, tests,
+    scripts)."""
     import tomllib
     conf = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
     listed, folders = set(conf["packages"]), conf["package-dir"]
@@ -74,5 +76,8 @@ def test_the_wheel_lists_every_package_and_no_generic_top_level_name():
         for init in (REPO / folder).rglob("__init__.py"):
             parts = init.parent.relative_to(REPO / folder).parts
             found.add(".".join((top, *parts)))
+        for group in (REPO / folder).glob("*/conf/*"):
+            if group.is_dir() and any(group.glob("*.yaml")):
+                found.add(".".join((top, *group.relative_to(REPO / folder).parts)))
     assert found == listed
     assert {p.split(".")[0] for p in listed} == {"randml_core", "randml_papers"}
