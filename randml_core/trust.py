@@ -47,10 +47,16 @@ SHIPPED_PACKAGES = ("randml_core", "randml_papers")
 _REFUSED_KEYS = ("_partial_",)
 
 
+#: the one entry point group of installed benchmarks (randml_core.plugins.GROUP); the packages it declares are
+#: trusted plug-ins. ``randml.plugins`` is still read for a package that declared itself there before.
+PLUGIN_GROUPS = ("randml.benchmarks", "randml.plugins")
+
+
 @functools.lru_cache(maxsize=1)
 def _entry_point_modules() -> tuple[str, ...]:
     from importlib import metadata
-    return tuple(sorted({ep.value.split(":")[0].strip() for ep in metadata.entry_points(group="randml.plugins")}))
+    return tuple(sorted({ep.value.split(":")[0].strip() for group in PLUGIN_GROUPS
+                         for ep in metadata.entry_points(group=group)}))
 
 
 def _location(top: str) -> Path | None:
@@ -72,7 +78,7 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 def is_plugin_module(module: str, config_dirs=()) -> bool:
-    """Is ``module`` randml's own, declared under the ``randml.plugins`` entry point group, or located in
+    """Is ``module`` randml's own, in a package declared under the ``randml.benchmarks`` entry point group, or in
     one of ``config_dirs``? Decided without importing it."""
     top = module.split(".")[0]
     if top in SHIPPED_PACKAGES:
@@ -93,8 +99,8 @@ def check_plugin_module(module: str, where: str, config_dirs=()) -> None:
     if not is_plugin_module(module, config_dirs):
         raise ConfigError(
             f"{where}={module!r} is not a randml plug-in module, so a config may not import it; fix: put the module "
-            "in your --config-dir (on the Python path), or declare it in your package's entry point group "
-            "'randml.plugins' (README \"Trust\")")
+            "in your --config-dir (on the Python path), or declare your package in the entry point group "
+            "'randml.benchmarks' (README \"Trust\", CONTRIBUTING)")
 
 
 def _target_allowed_module(path: str) -> bool:

@@ -68,3 +68,20 @@ def test_a_penguins_shaped_csv_runs_with_drop_rows_and_no_hand_editing(tmp_path,
     res = spec.sources[0].load_detailed("penguins")
     kept = frame.dropna(subset=["species", "bill_length_mm", "sex"])
     assert len(res.y) == len(kept) and len(kept) < n - 11
+
+
+def test_a_benchmark_declared_in_the_one_documented_group_is_a_trusted_plugin(tmp_path, monkeypatch):
+    """CONTRIBUTING names `randml.benchmarks`; trust read only `randml.plugins`, so such a benchmark's report module
+    was refused ("not a randml plug-in module"). One group now serves discovery and trust."""
+    from randml_core import trust
+    dist = tmp_path / "mybench-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: mybench\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[randml.benchmarks]\nmine = mybench\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    trust._entry_point_modules.cache_clear()
+    try:
+        assert trust.is_plugin_module("mybench.report")
+        assert not trust.is_plugin_module("otherpkg.report")
+    finally:
+        trust._entry_point_modules.cache_clear()
