@@ -341,6 +341,16 @@ def _model_row(path: Path) -> dict:
     m = OmegaConf.to_container(OmegaConf.load(path), resolve=True)
     if not isinstance(m, dict):
         raise ConfigError(f"model config '{path}' is not a mapping")
+    if m.get("plugin"):  # the module that registers this config's family (a config dir's, checked first), as run does
+        from .config import _importable
+        from .plugins import load_package
+        from .trust import check_plugin_module
+        _importable([path.parent.parent])  # found there (at the end of sys.path), then checked to lie there
+        check_plugin_module(m["plugin"], f"{name}.plugin", [path.parent.parent])
+        try:
+            load_package(m["plugin"])
+        except ImportError as exc:
+            raise ConfigError(f"{name}.plugin: cannot import {m['plugin']!r} ({exc})") from None
     variants = _model_variants(name, m, "paper", None)  # every value checked, the _target_ trusted first
     what = m["estimator"]["_target_"] if "estimator" in m else m["family"]
     tasks = family_of(variants[0].family, variants[0].target).handles() if variants else ()

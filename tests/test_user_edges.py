@@ -85,3 +85,19 @@ def test_a_benchmark_declared_in_the_one_documented_group_is_a_trusted_plugin(tm
         assert not trust.is_plugin_module("otherpkg.report")
     finally:
         trust._entry_point_modules.cache_clear()
+
+
+def test_model_list_imports_a_model_configs_plugin(tmp_path, randml_cmd, cli_env):
+    """`randml model list --config-dir DIR` exited 2 ("family 'shared_ridge' is unknown") for CONTRIBUTING's family
+    recipe: it never imported the model config's `plugin:` module."""
+    conf = tmp_path / "conf"
+    (conf / "model").mkdir(parents=True)
+    (conf / "ridge_family.py").write_text(
+        "from sklearn.linear_model import RidgeClassifier\nfrom randml_core import Family, register_family\n"
+        "register_family(Family('my_ridge', RidgeClassifier, '1', None))\n")
+    (conf / "model" / "myridge.yaml").write_text("family: my_ridge\nplugin: ridge_family\ngrid: {alpha: [0.1, 1.0]}\n")
+    done = subprocess.run([*randml_cmd, "model", "list", "--config-dir", str(conf)], capture_output=True, text=True,
+                          env=cli_env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-800:]
+    row = [line for line in done.stdout.splitlines() if line.startswith("myridge")]
+    assert row and row[0].split()[1:5] == ["my_ridge", "binary,multiclass", "1", "2"], done.stdout  # 1 variant, 2 settings
