@@ -6,7 +6,7 @@ The same keys given on the command line are the user's own choice and are kept.
 
 Hydra offers no hook that runs before it creates the output dir and configures logging and that a config cannot
 remove (``hydra.callbacks`` come from the config), so :func:`guarded` wraps the two calls that do it (``run_job``
-and the basic launcher's ``launch``) for the duration of one command.
+and the basic launcher's ``launch``, and the basic sweeper's ``sweep``, which creates the sweep dir) for one command.
 """
 from __future__ import annotations
 
@@ -59,9 +59,10 @@ def check(config, dir_key: str) -> None:
 def guarded():
     """Hydra's ``run_job`` and ``BasicLauncher.launch`` checked by :func:`check` first, for one command."""
     import hydra._internal.hydra as hydra_mod
-    from hydra._internal.core_plugins import basic_launcher
+    from hydra._internal.core_plugins import basic_launcher, basic_sweeper
 
     original_run, original_launch = hydra_mod.run_job, basic_launcher.BasicLauncher.launch
+    original_sweep = basic_sweeper.BasicSweeper.sweep
 
     def refused(config, key):
         try:
@@ -79,8 +80,14 @@ def guarded():
         refused(self.config, "hydra.sweep.dir")
         return original_launch(self, job_overrides, initial_job_idx)
 
+    def sweep(self, arguments):  # the basic sweeper creates the sweep dir (and writes multirun.yaml) first
+        refused(self.config, "hydra.sweep.dir")
+        return original_sweep(self, arguments)
+
     hydra_mod.run_job, basic_launcher.BasicLauncher.launch = run_job, launch
+    basic_sweeper.BasicSweeper.sweep = sweep
     try:
         yield
     finally:
         hydra_mod.run_job, basic_launcher.BasicLauncher.launch = original_run, original_launch
+        basic_sweeper.BasicSweeper.sweep = original_sweep

@@ -231,6 +231,12 @@ def test_a_config_may_not_choose_where_hydra_writes(tmp_path, randml_cmd, cli_en
             assert done.returncode == 2 and "set in a config" in done.stderr and "Traceback" not in done.stderr, (
                 case, cmd, done.stderr[-800:])
             assert victim.read_text() == "precious\n" and not (tmp_path / "elsewhere").exists()
+    (conf / "evil.yaml").write_text(head + f"hydra:\n  sweep:\n    dir: {tmp_path / 'elsewhere'}\n")
+    done = subprocess.run([*randml_cmd, "run", "-m", "--config-dir", str(tmp_path / "conf"), "experiment=evil",
+                           f"store_dir={tmp_path / 'store'}", "progress=false"], capture_output=True, text=True,
+                          env=cli_env, cwd=tmp_path)
+    assert done.returncode == 2 and "hydra.sweep.dir=" in done.stderr and not (tmp_path / "elsewhere").exists(), (
+        done.stderr[-800:])
     done = subprocess.run([*randml_cmd, "run", "--config-dir", str(tmp_path / "conf"), "experiment=evil",
                            f"store_dir={tmp_path / 'store'}", f"hydra.run.dir={tmp_path / 'mine'}", "progress=false"],
                           capture_output=True, text=True, env=cli_env, cwd=tmp_path)
