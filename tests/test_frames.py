@@ -137,7 +137,8 @@ def test_verify_cli_exit_codes(smoke_store, tmp_path, randml_cmd, cli_env):
     assert done.returncode == 0 and "randml verify: smoke: reproduced 4/4" in done.stdout, done.stderr
     rows = Store(store, "smoke").read()
     rows["gmean"] = 1.5
-    Store(store, "smoke").write(rows)  # a later part wins by timestamp: every stored gmean is now wrong
+    rows["timestamp"] = "2099-01-01T00:00:00+00:00"  # a later part wins by its timestamp: every stored gmean is wrong
+    Store(store, "smoke").write(rows)
     done = subprocess.run(args, capture_output=True, text=True, env=cli_env, cwd=tmp_path)
     assert done.returncode == 1 and "reproduced 0/4" in done.stdout and "MISMATCH dataset=heart" in done.stdout
 
