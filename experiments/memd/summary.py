@@ -47,10 +47,10 @@ DEVIATIONS = [
     "assumes, which favour MeMd by construction.",
     "The 20 Newsgroups problems use scikit-learn's bydate version, whose document counts differ from the paper's "
     "for 3 of the 11 problems; offline they are replaced by generated text-like stand-ins.",
-    f"'half the time' is tested only on multi-class sets with at least {LARGE_POINTS} training rows, the regime the "
-    "paper states ('The number of points is large'); srbct (74 rows, about 0.02 s per fit) and the gene-like "
-    "stand-ins are outside it, so the claim is not tested here (the 20 Newsgroups 4-class problems need a "
-    "download).",
+    "'half the time' is decided as the paper states it, on every multi-class set (2026-11-28; the sentence has no "
+    f"size condition); the regime reading (only sets with at least {LARGE_POINTS} training rows: 'The number of points "
+    "is large', rule of 2026-11-27) is shown beside it: srbct (74 rows, about 0.02 s per fit) and the gene-like "
+    "stand-ins are outside that regime (the 20 Newsgroups 4-class problems need a download).",
 ]
 
 WORDS = {
@@ -181,13 +181,19 @@ def _half_time(f: pd.DataFrame, datasets: list[str], label: str) -> C.Decision:
         return C.not_tested(f"no multi-class {label} dataset")
     n = f[f["dataset"].isin(datasets)].groupby("dataset")["n_train"].min()
     small = {d: int(v) for d, v in n.items() if v < LARGE_POINTS}
-    datasets = [d for d in datasets if d not in small]
-    if not datasets:
-        return C.not_tested("outside the regime the paper states ('The number of points is large'): "
-                            + ", ".join(f"{d} has {v} training rows" for d, v in small.items())
-                            + f" (< {LARGE_POINTS})")
+    large = [d for d in datasets if d not in small]
     slow, fast, clock = _timings(f, datasets)
-    return C.faster(slow, fast, HALF_TIME_FACTOR, what=f"MeMd-J / MeMd-JS fits on {', '.join(datasets)} ({clock} seconds)")
+    stated = C.faster(slow, fast, HALF_TIME_FACTOR,
+                      what=f"MeMd-J / MeMd-JS fits on {', '.join(datasets)} ({clock} seconds)")
+    # the paper's sentence has no size condition: decided on every multi-class set; the regime reading beside it
+    if large:
+        s2, f2, c2 = _timings(f, large)
+        regime = C.faster(s2, f2, HALF_TIME_FACTOR, what=f"{', '.join(large)} ({c2} seconds)").cell()
+    else:
+        regime = ("not tested: " + ", ".join(f"{d} has {v} training rows" for d, v in small.items())
+                  + f" (< {LARGE_POINTS})")
+    stated.evidence += f"; regime reading (>= {LARGE_POINTS} training rows, 'The number of points is large'): {regime}"
+    return stated
 
 
 def decide(tables: Path) -> list[C.Claim]:
@@ -249,9 +255,10 @@ def decide(tables: Path) -> list[C.Claim]:
                                                     **acc), merged(k2, k3), multi),
         margin=f"±{MARGIN_PP:g} pp (equivalence)")
     half = three(lambda ds: _half_time(f, ds, "original"), merged(k2, k3), multi)
-    add("js-half-time", f"paired CPU seconds of the MeMd-J and MeMd-JS fits on the same folds (multi-class sets with "
-        f">= {LARGE_POINTS} training rows: 'The number of points is large'; wall seconds moved the verdict with the "
-        f"machine's load), one-sided "
+    add("js-half-time", f"paired CPU seconds of the MeMd-J and MeMd-JS fits on the same folds, every multi-class set "
+        f"(as the paper states it; 2026-11-28; the reading restricted to sets with >= {LARGE_POINTS} training rows, "
+        f"'The number of points is large', rule of 2026-11-27, is shown beside the verdict; wall seconds moved the "
+        f"verdict with the machine's load), one-sided "
         f"t-test of log(J / JS) against log({HALF_TIME_FACTOR:g}): held if JS is significantly more than "
         f"{HALF_TIME_FACTOR:g}x faster (closer to the paper's 2x than to 1x), not held if significantly less",
         half, margin=f"{HALF_TIME_FACTOR:g}x")
