@@ -100,11 +100,16 @@ def test_sigterm_during_report_exits_130_with_one_line(tmp_path, randml_cmd, cli
     # a report module that sleeps, so the signal lands inside the report's build
     hook = tmp_path / "hook"
     hook.mkdir()
-    (hook / "slowreport.py").write_text("import time\nCONTEXT_ONLY = False\n\ndef build(ctx):\n    time.sleep(30)\n")
+    started = tmp_path / "started"
+    (hook / "slowreport.py").write_text("import pathlib, time\nCONTEXT_ONLY = False\n\ndef build(ctx):\n"
+                                        f"    pathlib.Path({str(started)!r}).touch()\n    time.sleep(30)\n")
     env = cli_env  # a report module in a --config-dir is a plug-in the config may name
     proc = subprocess.Popen([*randml_cmd, "report", "--config-dir", str(hook), *args, "experiment.report=slowreport"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
-    time.sleep(8)
+    deadline = time.monotonic() + 60
+    while not started.exists() and time.monotonic() < deadline:  # inside the report's build
+        time.sleep(0.1)
+    assert started.exists()
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, (out, err)
