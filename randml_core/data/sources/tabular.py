@@ -49,17 +49,25 @@ DEFAULT_MAX_BYTES = 2_000_000_000
 MAX_BYTES_ENV = "RANDML_MAX_DATA_BYTES"
 
 
-def max_bytes() -> int:
-    """``$RANDML_MAX_DATA_BYTES`` (0: no limit), else :data:`DEFAULT_MAX_BYTES`."""
-    raw = os.environ.get(MAX_BYTES_ENV, "").strip()
+def _env_limit(name: str, default: int, unit: str, example: str) -> int:
+    """A whole-number limit from ``$name`` (``1e8`` as well as ``100000000``; 0: no limit), else ``default``; a value
+    that is not one raises ValueError naming the variable and the fix."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
     try:
-        value = float(raw) if raw else float(DEFAULT_MAX_BYTES)
+        value = float(raw)
     except ValueError:
         value = -1.0
     if not (value >= 0 and value.is_integer()):
-        raise ValueError(f"{MAX_BYTES_ENV}={raw!r} is not a number of bytes; fix: a whole number such as 4000000000 "
-                         f"(0: no limit), or unset it for the default {DEFAULT_MAX_BYTES:,}")
+        raise ValueError(f"{name}={raw!r} is not a number of {unit}; fix: set it to a whole number such as {example} "
+                         f"(0: no limit), or unset it for the default {default:,}")
     return int(value)
+
+
+def max_bytes() -> int:
+    """``$RANDML_MAX_DATA_BYTES`` (0: no limit), else :data:`DEFAULT_MAX_BYTES`."""
+    return _env_limit(MAX_BYTES_ENV, DEFAULT_MAX_BYTES, "bytes", "4000000000")
 
 
 def max_values(override: int | None = None) -> int:
@@ -67,17 +75,7 @@ def max_values(override: int | None = None) -> int:
     :data:`DEFAULT_MAX_VALUES`; 0 means no limit."""
     if override is not None:
         return int(override)
-    raw = os.environ.get(MAX_VALUES_ENV, "").strip()
-    if not raw:
-        return DEFAULT_MAX_VALUES
-    try:
-        value = float(raw)  # 1e8 as well as 100000000
-    except ValueError:
-        value = -1.0
-    if not (value >= 0 and value.is_integer()):
-        raise ValueError(f"{MAX_VALUES_ENV}={raw!r} is not a number of values; fix: set it to a whole number "
-                         f"such as 100000000 (0: no limit), or unset it for the default {DEFAULT_MAX_VALUES:,}")
-    return int(value)
+    return _env_limit(MAX_VALUES_ENV, DEFAULT_MAX_VALUES, "values", "100000000")
 
 
 def _count_lines(path: Path, chunk: int = 1 << 20) -> int:
