@@ -116,11 +116,11 @@ def _cmd_status(cfg) -> int:
     with no_downloads():
         plan = make_plan(spec, splits=False, store_root=cfg.store_dir)  # a search's later rounds: from the store
     from .metrics import SCORERS_COLUMN
-    from .runner import _lacking_scorers
+    from .runner import computed_again
     scored = ["dataset", SCORERS_COLUMN] if spec.options.get("metrics") else []
     stored = Store(cfg.store_dir, spec.store).read_columns(["key", "status", *scored] + (["error"] if _STATUS else []))
     status = dict(zip(stored["key"], stored["status"]))
-    for key in _lacking_scorers(stored, spec, plan) if scored and stored.get("key") else ():
+    for key in computed_again(stored, spec, plan):
         status.pop(key, None)  # lacks a listed scorer: to do, as `randml run` sees it (one notion of done)
     if _STATUS.get("failed"):
         return _print_failed(spec, plan, status, dict(zip(stored["key"], stored["error"])) if "error" in stored else {})

@@ -21,6 +21,7 @@ import os
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .store import (_FRAME_CHECKSUM, _FRAME_CONSTANTS, _FRAME_FORMAT, _FRAME_PROVENANCE, _FRAME_SCHEMA,  # noqa: F401
@@ -42,12 +43,12 @@ def _constant(values: pa.ChunkedArray):
         text = json.dumps(first)
     except (TypeError, ValueError):
         return False, None
-    if json.loads(text) != first or type(json.loads(text)) is not type(first):
+    back = json.loads(text)
+    if back != first or type(back) is not type(first):
         return False, None
-    if values.null_count and first is not None:
-        return False, None
-    uniq = pa.compute.unique(values)
-    return (len(uniq) == 1, first) if first is not None else (values.null_count == len(values), None)
+    if first is None:
+        return values.null_count == len(values), None
+    return not values.null_count and len(pc.unique(values)) == 1, first
 
 
 def to_table(frame) -> pa.Table:
@@ -58,7 +59,6 @@ def to_table(frame) -> pa.Table:
 def write_frame(path: Path, frame, provenance: dict) -> dict:
     """Write ``frame`` (rows of a store) to ``path`` atomically; returns ``{rows, columns, folded, bytes}``.
     Read back and compared before it replaces anything: a frame that would not read as these rows is refused."""
-    import pyarrow.compute  # noqa: F401 - pa.compute
     table = to_table(frame)
     constants = {}
     for name in table.column_names:

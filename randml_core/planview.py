@@ -60,13 +60,12 @@ def describe_plan(spec: ExperimentSpec, store_dir: str, workers: int = 1, shard:
         plan = make_plan(spec, splits=False, store_root=store_dir)  # a search plans from the stored results
     store = Store(store_dir, spec.store)
     from .metrics import SCORERS_COLUMN
-    from .runner import _lacking_scorers
+    from .runner import computed_again
     scored = [SCORERS_COLUMN] if spec.options.get("metrics") else []
     stored = store.read_columns(["key", "status", "dataset", "task_seconds", *scored])
     status = dict(zip(stored["key"], stored["status"]))
     # what `randml run` computes (one notion of done): cells lacking a listed scorer, failed ones under retry_failed
-    redo = _lacking_scorers(stored, spec, plan) if scored and stored.get("key") else set()
-    redo |= {k for k, s in status.items() if retry_failed and s not in ("ok", "skipped")}
+    redo = computed_again(stored, spec, plan, retry_failed)
     per = _task_times(stored)
     tasks_in = shard_tasks(plan.tasks, shard)
     rows, todo = [], []

@@ -525,11 +525,10 @@ def _run_round(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress:
     stored = store.read_columns(["key", "status", "dataset", "task_seconds", *scored]) if store.has_rows() else None
     done_keys = set()
     if stored is not None and stored.get("key"):
-        ok = [k for k, st in zip(stored["key"], stored["status"]) if not retry_failed or st == "ok"]
         lacking = _lacking_scorers(stored, spec, plan)
         if lacking:
             log.info("%s: %d stored cell(s) lack a scorer of experiment.metrics: computed again", spec.name, len(lacking))
-        done_keys = set(ok) - lacking
+        done_keys = set(stored["key"]) - computed_again(stored, spec, plan, retry_failed, lacking)
     n_cached = 0
     incomplete: list[tuple[Task, list[Cell]]] = []
     for task in shard_tasks(plan.tasks, shard):
@@ -709,6 +708,18 @@ class _NewKeys:
             self.seen.add(p.name)
             self.keys.update(frame["key"])
         return self.keys
+
+
+def computed_again(stored, spec: ExperimentSpec, plan: Plan, retry_failed: bool = False,
+                   lacking: set[str] | None = None) -> set[str]:
+    """Keys of stored cells that ``randml run`` computes again (the one notion of "done" that run, plan and status
+    share): those lacking a scorer of ``experiment.metrics`` (``lacking``, if computed already) and, with
+    ``retry_failed``, every one whose status is not ``ok``. ``stored``: a frame or :meth:`Store.read_columns`'s dict
+    (key, status, and dataset and scorers when the experiment lists metrics)."""
+    again = set(_lacking_scorers(stored, spec, plan) if lacking is None else lacking)
+    if retry_failed:
+        again |= {k for k, st in zip(stored["key"], stored["status"]) if st != "ok"}
+    return again
 
 
 def _lacking_scorers(stored, spec: ExperimentSpec, plan: Plan) -> set[str]:

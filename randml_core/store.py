@@ -683,6 +683,8 @@ _VERIFIED: dict[str, str] = {}  # frame path -> the digest this process verified
 _FRAME_FORMAT, _FRAME_SCHEMA = b"randml.frame", b"randml.frame.schema"
 _FRAME_CONSTANTS, _FRAME_CHECKSUM = b"randml.frame.constants", b"randml.frame.checksum"
 _FRAME_PROVENANCE = b"randml.frame.provenance"
+
+
 class FrameError(StoreError):
     """A frame file that is not what :func:`write_frame` wrote (or cannot be read): never read as valid."""
 

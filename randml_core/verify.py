@@ -6,11 +6,10 @@ timestamps and provenance are excluded: :data:`NOT_REPRODUCIBLE`). Works on any 
 """
 from __future__ import annotations
 
-import math
 import random
 import sys
 
-from .store import Store, StoreError
+from .store import Store, StoreError, _missing
 
 #: columns a recomputation does not reproduce (measured times, when and with what it ran)
 NOT_REPRODUCIBLE = frozenset({"fit_seconds", "predict_seconds", "task_seconds", "x_fit_cpu_seconds", "timestamp",
@@ -19,14 +18,10 @@ NOT_REPRODUCIBLE = frozenset({"fit_seconds", "predict_seconds", "task_seconds", 
 
 
 def _same(a, b) -> bool:
-    if isinstance(a, float) and isinstance(b, float):
-        return (math.isnan(a) and math.isnan(b)) or a == b
-    try:
-        if a != a and b != b:  # NaN / missing on both sides
-            return True
-    except (TypeError, ValueError):
-        pass
-    return a == b or (a is None and b != b) or (b is None and a != a)
+    """Equal, or missing (None / NaN) on both sides."""
+    if _missing(a) or _missing(b):
+        return _missing(a) and _missing(b)
+    return a == b
 
 
 def _plain(v):
