@@ -21,6 +21,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 VERDICTS = ("held", "not held", "inconclusive", "not tested")
+#: "now" separates the inconclusive verdicts whose rule could not reach held on the data it has (issue 42)
+LABELS = ("held", "not held", "inconclusive", "undecidable here", "not tested")
 #: paper -> (claims JSON, commit holding the previous rules' verdicts[, the file that held them then])
 BEFORE = {
     "EEM": ("results/tables/eem_claims.json", "8e5f803"),
@@ -36,10 +38,15 @@ REAL = {"ELM boosting": ("mnist", "fashion-mnist")}
 START, END = "<!-- claims-status:start -->", "<!-- claims-status:end -->"
 
 
-def counts(data: dict, paper: str) -> dict[str, int]:
-    """Verdict -> number of claims on the real datasets, for either JSON layout."""
+def counts(data: dict, paper: str, labels: bool = False) -> dict[str, int]:
+    """Verdict -> number of claims on the real datasets, for either JSON layout; with ``labels`` "undecidable here"
+    apart from "inconclusive" (a file written before the label counts every such claim as inconclusive)."""
     if isinstance(data.get("counts"), dict) and all(isinstance(c.get("real"), (dict, type(None))) for c in data["claims"]):
-        return {v: int(data["counts"].get(v, 0)) for v in VERDICTS}
+        if labels and "undecidable here" in data["counts"]:
+            return {v: int(data["counts"].get(v, 0)) for v in LABELS}
+        got = {v: int(data["counts"].get(v, 0)) for v in VERDICTS}
+        got["inconclusive"] += int(data["counts"].get("undecidable here", 0))
+        return got
     # older layout: {"claims": [{"id", "status", ["dataset"]}]}; per-dataset rows are folded per claim over the
     # real datasets (held on every one -> held, not held on any -> not held); 'reference' rows are not claims
     by_id: dict[str, list[str]] = {}
@@ -83,26 +90,30 @@ def rows() -> list[tuple[str, dict | None, dict | None, dict | None, int | None,
         old_path = then[0] if then else path
         f = ROOT / path
         data = json.loads(f.read_text()) if f.is_file() else None
-        now = counts(data, paper) if data else None
+        now = counts(data, paper, labels=True) if data else None
         mid_data = _git_json(old_path, ISSUE17) if ref is not None else None
         mid = counts(mid_data, paper) if mid_data else now
         if ref is None:
-            out.append((paper, now, now, now, no_real(data) if data else None,
+            out.append((paper, counts(data, paper) if data else None, counts(data, paper) if data else None, now,
+                    no_real(data) if data else None,
                         "rules unchanged by issues 17 and 31" if now else f"no {path} yet"))
             continue
         old = _git_json(old_path, ref)
+        split = bool(now) and "undecidable here" in now
         out.append((paper, counts(old, paper) if old else None, mid, now, no_real(data) if data else None,
-                    f"before: {old_path} at {ref}; issue 17 rules: at {ISSUE17}"))
+                    f"before: {old_path} at {ref}; issue 17 rules: at {ISSUE17}" + (
+                        "" if split or not now else f"; now: {path} predates the 'undecidable here' label (held / "
+                        "not held / inconclusive / not tested)")))
     return out
 
 
 def _fmt(c: dict | None) -> str:
-    return "-" if c is None else " / ".join(str(c[v]) for v in VERDICTS)
+    return "-" if c is None else " / ".join(str(c[v]) for v in (LABELS if "undecidable here" in c else VERDICTS))
 
 
 def table() -> str:
-    lines = ["| paper | before issue 17: held / not held / inconclusive / not tested | issue 17 rules | now (issue 31 "
-             "rules, real data only) | claims resting on no real data | source |", "|---|---|---|---|---|---|"]
+    lines = ["| paper | before issue 17: held / not held / inconclusive / not tested | issue 17 rules | now (real data "
+             "only): held / not held / inconclusive / undecidable here / not tested | claims resting on no real data | source |", "|---|---|---|---|---|---|"]
     lines += [f"| {p} | {_fmt(b)} | {_fmt(m)} | {_fmt(a)} | {'-' if n is None else n} | {note} |"
               for p, b, m, a, n, note in rows()]
     return "\n".join(lines)

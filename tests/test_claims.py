@@ -138,7 +138,7 @@ def test_tables_counts_and_changes_since_a_snapshot():
     # ten columns: claim, words, rule (date), margin, real / regenerated / substitutes / paper, power, sensitivity
     assert len(table) == 4 and "B \\| C" in table[3] and table[2].count("|") == 11
     assert "regenerated data" in table[0] and "rule (2026-11-27)" in table[2]
-    assert C.counts(claims) == {"held": 1, "not held": 0, "inconclusive": 1, "not tested": 0}
+    assert C.counts(claims) == {"held": 1, "not held": 0, "inconclusive": 1, "undecidable here": 0, "not tested": 0}
     prev = {"counts": {"held": 0, "not held": 2}, "claims": [
         {"id": "c1", "real": {"verdict": "not held", "evidence": "old"}},
         {"id": "c0", "real": {"verdict": "held", "evidence": ""}}]}

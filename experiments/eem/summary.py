@@ -25,6 +25,7 @@ import pandas as pd
 from randml_core.artefacts import ArtefactSet
 from randml_core.provenance import REPO_ROOT, short_version
 from randml_core.report import claims as C
+from randml_core.report import registry as R
 from randml_core.report.table_stats import report_lines
 from randml_core.report.tables import select_best, select_by_criterion
 from randml_core.stats import holm
@@ -576,7 +577,7 @@ def decide(tables: Path, t4_store: pd.DataFrame | None = None, carried: dict | N
                 unb, [(m, "EEM-rbf")], ds, SVM_FACTOR, f"{m} / EEM-rbf"), real73, sub73, none73))
     t5 = read_folds(tables, "eem_table5")
     if t5 is None:
-        add("t5-comparable-elm", tc_rule, _missing("eem_table5"), _missing("eem_table5"), margin=f"±{TIME_MARGIN_S:g} s")
+        add("t5-comparable-elm", tc_rule, _missing("eem_table5"), _missing("eem_table5"), margin=f"±{TIME_MARGIN_S:g} CPU s")
         add("t5-faster-elm-largest", elm_rule, _missing("eem_table5"), _missing("eem_table5"))
     else:
         real72, sub72 = _sets(t5, [d for d in HIGHLY if d not in TIME_EXEMPT])
@@ -607,6 +608,18 @@ def decide(tables: Path, t4_store: pd.DataFrame | None = None, carried: dict | N
         margin=f"±{STABLE_MARGIN:g} GMean (equivalence)")
     order = list(WORDS)
     return sorted(claims, key=lambda c: order.index(c.id))
+
+
+#: this paper's claim registry (rules registered before their verdicts) and the functions its rules run
+REGISTRY = Path(__file__).with_name("claims_registry.jsonl")
+RULE_CODE = (decide, experiments, _outcomes, _tested, comparable_thirds, about_half, both_ways, stability, range_rule,
+             _times, time_comparable, time_faster, table6, _uci_rule, _uci_decide, uci_claims, uci_claims_by_kind)
+
+
+def claims_for(results_dir: Path) -> list[C.Claim]:
+    """The claims decided on ``results_dir/tables`` and the eem_table4 store (frames included) (the registry's
+    ``register`` command; it prints no verdict)."""
+    return decide(Path(results_dir) / "tables", load_store("eem_table4", str(Path(results_dir) / "store")))
 
 
 def sensitivity_lines(tables: Path) -> list[str]:
@@ -738,6 +751,7 @@ def build(tables: Path = OUT, store_dir: str | None = None, keep_store_parts: bo
              "## Deviations from the paper", "", *C.deviations_lines(_all_names(tables), DEVIATIONS), "",
              "## Claim inventory", "", *C.inventory_lines(claims, EXCLUDED), "",
              *sensitivity_lines(tables),
+             *R.section(claims, REGISTRY, RULE_CODE, "randml_papers.eem.summary"),
              *C.history(claims, previous, tables / "eem_verdicts.jsonl", tables / "eem_report.md"),
              "## Details", "", *C.details(claims),
              "## Statistics over datasets (beside the claims above)", "",

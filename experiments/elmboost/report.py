@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from randml_core.report import claims as C
+from randml_core.report import registry as R
 from randml_core.report.figures import plt, save
 from randml_core.results import staged
 
@@ -659,7 +660,7 @@ def write_claims(out, tables, prefix: str, s: pd.DataFrame, datasets, header: li
     lines = ["# ELM ridge-regression boosting (Andrecut 2023): claims", "", *header, "",
              f"Counts on the real datasets (MNIST, Fashion-MNIST): {C.counts_line(claims)}. On substitutes "
              f"({', '.join(subs) or 'none'}), apart and not counted: "
-             + ", ".join(f"{sub_counts[v]} {v}" for v in C.VERDICTS) + ".", "",
+             + ", ".join(f"{sub_counts[v]} {v}" for v in C.LABELS) + ".", "",
              "## What was run versus the paper's setting", "",
              "Paper: MNIST and Fashion-MNIST, 60000 training / 10000 test images, levels l = 0..19, T = 50 steps "
              "per level, J = M = 784, mu = 1, alpha = 1/2, Eq. (21) normalisation; seeds not stated. Ours:", "",
@@ -674,6 +675,7 @@ def write_claims(out, tables, prefix: str, s: pd.DataFrame, datasets, header: li
                   "| what | dataset | mean accuracy (%) | seeds |", "|---|---|---|---|"]
         lines += [f"| {r['what']} | {r['dataset']} | {r['value']:.2f} | {r['seeds']} |" for r in ref]
         lines.append("")
+    lines += R.section(claims, REGISTRY, RULE_CODE, "randml_papers.elmboost.report")
     lines += C.history(claims, previous, tables / f"{prefix}_verdicts.jsonl", tables / f"{prefix}_claims.md")
     if raw_previous is not None and previous is not raw_previous:
         n_sub = sum(1 for c in raw_previous["claims"] if c.get("dataset") not in REAL)
@@ -694,6 +696,18 @@ def write_claims(out, tables, prefix: str, s: pd.DataFrame, datasets, header: li
                         indent=1, default=float)
     print("\n".join(lines))
     return [md, js]
+
+
+#: this paper's claim registry (rules registered before their verdicts) and the functions its rules run
+REGISTRY = Path(__file__).with_name("claims_registry.jsonl")
+RULE_CODE = (decide, rule_accuracy, rule_sign_drop, rule_noise, rule_saturation, vs_plain_margin, rule_vs_plain, combine)
+
+
+def claims_for(results_dir: Path) -> list[C.Claim]:
+    """The claims decided on the committed ``results_dir/tables/elmboost_levels.csv`` (the registry's ``register``
+    command; it prints no verdict)."""
+    s = read_levels(Path(results_dir) / "tables" / "elmboost_levels.csv")
+    return decide(s, ["mnist", "fashion-mnist", "mnist-5k"])[0]
 
 
 def boost_setting(variants) -> str:

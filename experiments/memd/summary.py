@@ -20,6 +20,7 @@ import pandas as pd
 from randml_core.artefacts import ArtefactSet
 from randml_core.provenance import short_version
 from randml_core.report import claims as C
+from randml_core.report import registry as R
 from randml_core.report.table_stats import report_lines
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -265,6 +266,16 @@ def decide(tables: Path) -> list[C.Claim]:
     return out
 
 
+#: this paper's claim registry (rules registered before their verdicts) and the functions its rules run
+REGISTRY = Path(__file__).with_name("claims_registry.jsonl")
+RULE_CODE = (decide, _k_rule, _comparable_on_means, _timings, _half_time, _multiclass, _split)
+
+
+def claims_for(results_dir: Path) -> list[C.Claim]:
+    """The claims decided on ``results_dir/tables`` (the registry's ``register`` command; it prints no verdict)."""
+    return decide(Path(results_dir) / "tables")
+
+
 def _margin_context(tables: Path) -> str:
     """What the margin means on the paper's own Table III (the problems it calls comparable / similar)."""
     pub = _published(tables, "memd_table3")
@@ -334,6 +345,7 @@ def build(tables: Path) -> Path:
                             (("Table II", "memd_table2"), ("Table III", "memd_table3"))], "",
            "## Deviations from the paper", "", *C.deviations_lines(_names(tables), DEVIATIONS), "",
            "## Claim inventory", "", *C.inventory_lines(claims), "",
+           *R.section(claims, REGISTRY, RULE_CODE, "randml_papers.memd.summary"),
            *C.history(claims, previous, tables / "memd_verdicts.jsonl", tables / "memd_report.md"),
            "## Our accuracies beside the published ones (verdict per cell against our fold std)", "",
            *_paper_numbers(tables), "",

@@ -24,6 +24,7 @@ from scipy import stats
 from randml_core.artefacts import ArtefactSet
 from randml_core.provenance import REPO_ROOT, short_version
 from randml_core.report import claims as C
+from randml_core.report import registry as R
 from randml_core.stats import holm
 from randml_core.stats.power import mde_sign, mde_wilcoxon, sign_test
 
@@ -240,6 +241,17 @@ def decide(summary: pd.DataFrame, large_n_cut: int = LARGE_N, budget: float = BU
                     margin=MARGIN[cid], date=RULES_DATE) for cid, fn in fns.items()]
 
 
+#: this paper's claim registry (rules registered before their verdicts) and the functions its rules run
+REGISTRY = Path(__file__).with_name("claims_registry.jsonl")
+RULE_CODE = (decide, _extremes, _direction_over_groups, time_tol, sv_tol, clopper_pearson_upper, cap_large, cap_where,
+             large_n)
+
+
+def claims_for(results_dir: Path) -> list[C.Claim]:
+    """The claims decided on ``results_dir/tables/pri_summary.csv`` (the registry's ``register`` command)."""
+    return decide(pd.read_csv(Path(results_dir) / "tables" / "pri_summary.csv"))
+
+
 # --- the report -----------------------------------------------------------------------------------------------
 
 def kernel_width_lines(tables: Path) -> list[str]:
@@ -278,6 +290,7 @@ def render(tables: Path, summary: pd.DataFrame, prefix: str = "pri", large_n_cut
              "## Deviations from the paper", "", *[f"- {x}" for x in DEVIATIONS], "",
              "## Claim inventory", "", *C.inventory_lines(claims, EXCLUDED), "",
              *kernel_width_lines(tables),
+             *R.section(claims, REGISTRY, RULE_CODE, "randml_papers.pri.claims"),
              *C.history(claims, previous, tables / f"{prefix}_verdicts.jsonl", tables / f"{prefix}_claims.md"),
              "## Details", "", *C.details(claims)]
     return "\n".join(lines) + "\n", C.records(claims)

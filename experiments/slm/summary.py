@@ -26,6 +26,7 @@ import pandas as pd
 from randml_core.artefacts import ArtefactSet
 from randml_core.provenance import short_version
 from randml_core.report import claims as C
+from randml_core.report import registry as R
 from randml_core.report.table_stats import report_lines
 from randml_core.stats import corrected_ttest, holm
 from randml_core.stats.power import mde_t
@@ -290,6 +291,16 @@ def decide(results_dir: Path) -> list[C.Claim]:
     return out
 
 
+#: this paper's claim registry (rules registered before their verdicts) and the functions its rules run
+REGISTRY = Path(__file__).with_name("claims_registry.jsonl")
+RULE_CODE = (decide, _decide_beats, _best_on, _scale, _paper_effect, _folds_for, _datasets)
+
+
+def claims_for(results_dir: Path) -> list[C.Claim]:
+    """The claims decided on ``results_dir`` (the registry's ``register`` command calls it; it prints no verdict)."""
+    return decide(Path(results_dir))
+
+
 def _kinds_of(results_dir: Path, table: str) -> dict[str, list[str]]:
     f = _read(results_dir / "tables" / f"{table}_folds.csv")
     return C.by_kind(list(dict.fromkeys(f["dataset"])) if f is not None else [])
@@ -329,6 +340,7 @@ def build(results_dir: Path) -> Path:
            "## Deviations from the paper", "",
            *C.deviations_lines(_all_datasets(results_dir), DEVIATIONS), "",
            "## Claim inventory", "", *C.inventory_lines(claims, EXCLUDED), "",
+           *R.section(claims, REGISTRY, RULE_CODE, __name__ if __name__ != "__main__" else "randml_papers.slm.summary"),
            *C.history(claims, previous, tdir / "slm_verdicts.jsonl", tdir / "slm_report.md"),
            "## Statistics over datasets (beside the paper's per-dataset comparisons)", "",
            *report_lines("slm_table1", results_dir), *report_lines("slm_table3", results_dir), "",

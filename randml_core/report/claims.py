@@ -62,6 +62,10 @@ from ..stats.refusal import min_wilcoxon_pairs
 
 HELD, NOT_HELD, INCONCLUSIVE, NOT_TESTED = "held", "not held", "inconclusive", "not tested"
 VERDICTS = (HELD, NOT_HELD, INCONCLUSIVE, NOT_TESTED)
+#: the label of an inconclusive verdict whose rule cannot reach held on the data it has (:attr:`Decision.undecidable`);
+#: counted apart from "inconclusive", which then means the data could have decided and did not
+UNDECIDABLE = "undecidable here"
+LABELS = (HELD, NOT_HELD, INCONCLUSIVE, UNDECIDABLE, NOT_TESTED)
 ALPHA = 0.05
 NEEDS = ("any", "all", "majority")
 #: the date the rules of this module (issue 31) were fixed; a claim whose rule predates them carries its own date
@@ -82,13 +86,30 @@ class Decision:
     power: str = ""
     #: the verdict at half and at double the margin (or the ROPE where no margin decides)
     sensitivity: str = ""
+    #: the rule's p-value for the claim: the smallest alpha at which this rule would say held (None: the rule has
+    #: none, e.g. a paper-specific rule or one not tested); Holm over a paper's claims uses it (:func:`holm_over_claims`)
+    p: float | None = None
+    #: the smallest p this rule can reach on data of this size whatever the values (None: no limit known); held is
+    #: out of reach when it is >= alpha, and an inconclusive verdict then reads "undecidable here"
+    best_p: float | None = None
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict {self.verdict!r}: must be one of {VERDICTS}")
 
+    @property
+    def undecidable(self) -> bool:
+        """True when the rule could not say held on data of this size whatever the values."""
+        return self.verdict == INCONCLUSIVE and self.best_p is not None and self.best_p >= ALPHA
+
+    def label(self) -> str:
+        """The verdict, or "undecidable here" for an inconclusive verdict the rule could not have turned into held."""
+        return UNDECIDABLE if self.undecidable else self.verdict
+
     def cell(self) -> str:
-        return f"{self.verdict} ({self.evidence})" if self.evidence else self.verdict
+        head = (f"{INCONCLUSIVE}, {UNDECIDABLE}: best attainable p = {_fmt(self.best_p, 4)}" if self.undecidable
+                else self.verdict)
+        return f"{head} ({self.evidence})" if self.evidence else head
 
 
 def not_tested(why: str) -> Decision:
@@ -117,9 +138,15 @@ class Claim:
         out = {k: v for k, v in asdict(self).items() if k not in parts}
         for part in parts:
             d = getattr(self, part)
-            out[part] = None if d is None else {"verdict": d.verdict, "evidence": d.evidence, "power": d.power,
-                                                "sensitivity": d.sensitivity}
+            out[part] = None if d is None else {"verdict": d.verdict, "label": d.label(), "evidence": d.evidence,
+                                                "power": d.power, "sensitivity": d.sensitivity,
+                                                "p": _round(d.p), "best_p": _round(d.best_p)}
         return out
+
+
+def _round(x: float | None) -> float | None:
+    """6 significant digits for the JSON (the last digits of a p move with the platform's libm, not the data)."""
+    return None if x is None or not np.isfinite(x) else float(f"{x:.6g}")
 
 
 def _fmt(x: float, digits: int = 3) -> str:
@@ -171,10 +198,23 @@ def beats(folds: pd.DataFrame, a: str, b: str, metric: str, datasets, *, need: s
     wil = _wilcoxon_line(t, a, b, alpha)
     if wil:
         details.append(wil)
+    hib = _direction(metric, higher_is_better)
+    favour = np.sign(t["mean_diff"].to_numpy(float)) * (1 if hib else -1) > 0
     return Decision(_need_verdict(need, n, len(better), len(worse), bool(missing)),
                     tally + (f" (worse: {', '.join(worse)})" if worse else ""), details,
                     per_dataset_power(folds, a, b, metric, list(t["dataset"]), alpha=alpha),
-                    "no margin decides this rule")
+                    "no margin decides this rule",
+                    p=_need_p(need, np.where(favour, t["p_holm"].to_numpy(float), 1.0), bool(missing)), best_p=0.0)
+
+
+def _need_p(need: str, p_favour: np.ndarray, missing: bool = False) -> float:
+    """The rule's p of a per-dataset "beats" claim: the smallest alpha at which it says held, from the per-dataset
+    Holm-adjusted p in A's favour (1 where A is not ahead): every dataset ("all": the largest; an untested dataset
+    leaves it at 1), one ("any": the smallest), more than half ("majority": the (n // 2 + 1)-th smallest)."""
+    p = np.sort(np.asarray(p_favour, float))
+    if p.size == 0 or (need == "all" and missing):
+        return 1.0
+    return float(p[-1] if need == "all" else p[0] if need == "any" else p[p.size // 2])
 
 
 def _need_verdict(need: str, n: int, better: int, worse: int, missing: bool = False) -> str:
@@ -226,7 +266,7 @@ def comparable(folds: pd.DataFrame, a: str, b: str, metric: str, datasets, margi
     if not datasets:
         return not_tested("no dataset to test on")
     rows = folds[folds["dataset"].isin(datasets) & folds["model"].isin([a, b])]
-    details, shown, broken, n, smallest = [], [], [], 0, []
+    details, shown, broken, n, smallest, ps = [], [], [], 0, [], []
     for d, part in rows.groupby("dataset", sort=True):
         wide = part.pivot_table(index=["repeat", "fold"], columns="model", values=metric, aggfunc="first").dropna()
         if a not in wide or b not in wide or len(wide) < 2:
@@ -238,6 +278,7 @@ def comparable(folds: pd.DataFrame, a: str, b: str, metric: str, datasets, margi
         n += 1
         smallest.append(tost_min_margin(diff.size, float(diff.std(ddof=1)), alpha=alpha, test_train_ratio=ratio))
         ok = iv.p_above < alpha and (one_sided or iv.p_below < alpha)
+        ps.append(iv.p_above if one_sided else max(iv.p_above, iv.p_below))
         out = _outside(diff, margin, one_sided, ratio, alpha)
         if ok:
             shown.append(d)
@@ -261,7 +302,8 @@ def comparable(folds: pd.DataFrame, a: str, b: str, metric: str, datasets, margi
     power = (f"smallest margin TOST establishes per dataset at a true difference 0 (corrected variance, power 0.8): "
              f"median {np.median(smallest):.3g}, largest {max(smallest):.3g}") if smallest else ""
     verdict = NOT_HELD if broken else HELD if len(shown) == n else INCONCLUSIVE
-    return Decision(verdict, tally, details, power, sens)
+    # held needs every dataset shown at alpha (no correction over them, as the rule states): its p is the largest
+    return Decision(verdict, tally, details, power, sens, p=float(max(ps)), best_p=0.0)
 
 
 def _outside(diff, margin: float, one_sided: bool, ratio: float, alpha: float) -> bool:
@@ -273,11 +315,8 @@ def _outside(diff, margin: float, one_sided: bool, ratio: float, alpha: float) -
 
 def _one_sided(iv, alpha: float, ev: str) -> Decision:
     """Held if the one-sided test above the bound is significant, not held if the one below is, else inconclusive."""
-    if iv.p_above < alpha:
-        return Decision(HELD, ev)
-    if iv.p_below < alpha:
-        return Decision(NOT_HELD, ev)
-    return Decision(INCONCLUSIVE, ev)
+    verdict = HELD if iv.p_above < alpha else NOT_HELD if iv.p_below < alpha else INCONCLUSIVE
+    return Decision(verdict, ev, p=float(iv.p_above), best_p=0.0)
 
 
 def faster(slow_times, fast_times, factor: float = 1.0, *, alpha: float = ALPHA, what: str = "") -> Decision:
@@ -429,11 +468,12 @@ def beats_over_datasets(folds: pd.DataFrame, a: str, b: str, metric: str, datase
     need = min_wilcoxon_pairs(alpha)
     sd = float(better.std(ddof=1)) if n > 1 else math.nan
     mde = mde_wilcoxon(n, sd, alpha=alpha)
+    best = 2.0 / 2 ** n  # the exact two-sided Wilcoxon's smallest p over n non-zero differences
     if n < need:
         power = (f"underpowered: no test over {n} dataset(s) can reach p < {alpha:g} (the Wilcoxon and sign tests "
                  f"need >= {need})")
         return Decision(INCONCLUSIVE, head + "; too few datasets for a test over datasets", details, power,
-                        "no margin decides this rule")
+                        "no margin decides this rule", p=None, best_p=best)
     verdict, wp, wm, p, note = signed_rank_verdict(better, alpha)
     pos, neg, p_sign = sign_test(better)
     pa, pr, pb = _bayes(better, rope)
@@ -448,7 +488,7 @@ def beats_over_datasets(folds: pd.DataFrame, a: str, b: str, metric: str, datase
         power = f"underpowered: the paper's own mean difference {paper_effect:+.3g} {unit} is below the " + power
     sens = "no margin decides this rule; Bayesian P(" + a + " better) / P(rope) at ROPE " + ", ".join(
         f"±{r:g}: {x[0]:.3f} / {x[1]:.3f}" for r, x in ((r, _bayes(better, r)) for r in (rope / 2, 2 * rope)))
-    return Decision(verdict, ev, details, power, sens)
+    return Decision(verdict, ev, details, power, sens, p=float(p) if wp > wm else 1.0, best_p=best)
 
 
 def equivalent_over_datasets(folds: pd.DataFrame, a: str, b: str, metric: str, datasets, margin: float, *,
@@ -467,7 +507,7 @@ def equivalent_over_datasets(folds: pd.DataFrame, a: str, b: str, metric: str, d
     details = _dataset_lines(t, a, b, unit)
     if n < 2:
         return Decision(INCONCLUSIVE, f"1 dataset ({_u(diff[0], unit)}): a test over datasets needs >= 2", details,
-                        "underpowered: no test over 1 dataset", "")
+                        "underpowered: no test over 1 dataset", "", p=None, best_p=1.0)
     iv = margin_test(diff, -margin, margin, alpha=alpha)
     below = margin_test(diff, -math.inf, -margin, alpha=alpha).p_below
     above = margin_test(diff, margin, math.inf, alpha=alpha).p_above
@@ -488,7 +528,7 @@ def equivalent_over_datasets(folds: pd.DataFrame, a: str, b: str, metric: str, d
         sens = "; ".join(f"at ±{m:g} {unit}: " + equivalent_over_datasets(
             folds, a, b, metric, datasets, m, unit=unit, higher_is_better=higher_is_better, scale=scale, alpha=alpha,
             _sensitivity=False).verdict for m in (margin / 2, 2 * margin))
-    return Decision(verdict, ev, details, power, sens)
+    return Decision(verdict, ev, details, power, sens, p=float(p_equiv), best_p=0.0)
 
 
 def per_dataset_power(folds: pd.DataFrame, a: str, b: str, metric: str, datasets, *, alpha: float = ALPHA,
@@ -516,12 +556,43 @@ def per_dataset_power(folds: pd.DataFrame, a: str, b: str, metric: str, datasets
 # --- rendering -------------------------------------------------------------------------------------------
 
 def counts(claims: list[Claim], part: str = "real") -> dict[str, int]:
-    """Verdict -> number of claims (on the real datasets by default)."""
-    out = {v: 0 for v in VERDICTS}
+    """Label -> number of claims (on the real datasets by default); "undecidable here" apart from "inconclusive"."""
+    out = {v: 0 for v in LABELS}
     for c in claims:
         d = getattr(c, part)
-        out[d.verdict if d is not None else NOT_TESTED] += 1
+        out[d.label() if d is not None else NOT_TESTED] += 1
     return out
+
+
+def holm_over_claims(claims: list[Claim]) -> dict[str, float]:
+    """``{claim id: Holm-adjusted p}`` over the claims whose deciding decision (the real data's, or for a claim not
+    tested on real data the part that decides it: :func:`_deciding`) carries a rule p (:attr:`Decision.p`): the
+    family is one paper's tested claims, so a held verdict can be read at the paper's level too."""
+    ps = {c.id: _deciding(c)[1].p for c in claims}
+    ids = [cid for cid, p in ps.items() if p is not None]
+    return dict(zip(ids, (float(x) for x in holm(np.array([ps[i] for i in ids], float))))) if ids else {}
+
+
+def multiplicity_lines(claims: list[Claim], alpha: float = ALPHA) -> list[str]:
+    """The Holm section: each tested claim's rule p and its Holm-adjusted p over the paper's tested claims, and the
+    held verdicts that do not survive the correction."""
+    adj = holm_over_claims(claims)
+    out = [f"## Multiplicity: Holm over this paper's claims ({len(adj)} with a rule p)", "",
+           "The rule p of a claim is the smallest alpha at which its rule says held (over datasets: the test's p in the "
+           "claim's favour; per dataset: the Holm-adjusted p that decides, e.g. the largest for \"all\"). A claim "
+           "whose rule has no p (paper-specific rules, not tested) is left out of the family.", ""]
+    if not adj:
+        return out + ["No claim carries a rule p.", ""]
+    out += ["| claim | verdict (the deciding data) | rule p | Holm p over the claims | held after Holm |",
+            "|---|---|---|---|---|"]
+    for c in claims:
+        if c.id in adj:
+            label, d = _deciding(c)
+            after = "yes" if adj[c.id] < alpha else "no" if d.verdict == HELD else "-"
+            out.append(f"| {c.id} | {label}{d.label()} | {_fmt(d.p, 4)} | {_fmt(adj[c.id], 4)} | {after} |")
+    lost = [c.id for c in claims if c.id in adj and _deciding(c)[1].verdict == HELD and adj[c.id] >= alpha]
+    return out + ["", ("Held at the claim's own alpha but not after Holm over the paper's claims: " + ", ".join(lost))
+                  if lost else "Every held verdict with a rule p survives Holm over the paper's claims.", ""]
 
 
 def no_real_data(claims: list[Claim]) -> list[str]:
@@ -533,7 +604,7 @@ def no_real_data(claims: list[Claim]) -> list[str]:
 def counts_line(claims: list[Claim]) -> str:
     c = counts(claims)
     none = no_real_data(claims)
-    return ", ".join(f"{c[v]} {v}" for v in VERDICTS) + (
+    return ", ".join(f"{c[v]} {v}" for v in LABELS) + (
         f" (real data only; {len(none)} claim(s) rest on no real data: {', '.join(none)})" if none else
         " (real data only)")
 
@@ -741,3 +812,10 @@ def history(claims: list[Claim], previous: dict | None, log: Path, report: Path 
     if len(lines) == 2:
         lines.append("No verdict has changed since the log began.")
     return lines + [""]
+
+
+#: the shared decision rules: a change to any of them is a change of every paper's rule code, registered in each
+#: paper's claims registry (:mod:`.registry`) before a report decides with it
+RULE_FUNCTIONS = (paired_tests, beats, _need_p, _need_verdict, beats_on_means, comparable, _outside, _one_sided, faster,
+                  exceeds, dataset_diffs, _table_diffs, signed_rank_verdict, beats_over_datasets, equivalent_over_datasets,
+                  data_kind)

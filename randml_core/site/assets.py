@@ -107,6 +107,7 @@ summary { cursor: pointer; }
 .v-held { background: #dff3e4; color: #17612e; border-color: #9fd5ae; }
 .v-not-held { background: #fbe3e1; color: #9b1c13; border-color: #efa49d; }
 .v-inconclusive { background: #fdf3d7; color: #7a5a00; border-color: #e8cf86; }
+.v-undecidable { background: #eeeef2; color: #4a4a5a; border-color: #c8c8d4; }
 .v-not-tested { background: #fdf1d6; color: #7a5300; border-color: #ecc97a; }
 .v-reference { background: #e6ecf5; color: #304a6e; border-color: #b6c4da; }
 .v-substitute { background: #fff; color: #a55200; border-color: #e0a060; }

@@ -122,7 +122,8 @@ relative links: no server, no network. Click a table header to sort.</div></foot
                  '<a href="#benchmarks">Benchmarks</a><a href="#provenance">Provenance</a></nav>']
         parts.append('<h2 id="claims">Claims</h2>')
         parts.append(f"<p>The paper's claims as our run decides them: {badge('held')} {badge('not held')} "
-                     f"{badge('inconclusive')} (no significant difference either way) {badge('not tested')} (each report states the rule that decided each claim; "
+                     f"{badge('inconclusive')} (no significant difference either way) {badge('undecidable here')} (inconclusive, and the "
+                     f"rule could not have said held on data of this size) {badge('not tested')} (each report states the rule that decided each claim; "
                      f"{badge('substitute')} marks data standing in for a set that is not available here).</p>")
         if not a.claims:
             parts.append('<p class="placeholder">No claims report in results/tables yet.</p>')

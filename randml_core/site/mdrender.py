@@ -25,7 +25,7 @@ from markdown_it.token import Token
 
 # (pattern, css class); longer phrases first so "not held" is never read as "held"
 VERDICTS = [("not tested", "v-not-tested"), ("not held", "v-not-held"), ("held", "v-held"),
-            ("inconclusive", "v-inconclusive"),
+            ("inconclusive", "v-inconclusive"), ("undecidable here", "v-undecidable"),
             ("reference", "v-reference"), ("substitute", "v-substitute"), ("stand-in", "v-substitute")]
 _WORDS = "|".join(re.escape(w) for w, _ in VERDICTS)
 UPPER = re.compile(r"(?<![\w-])(" + _WORDS.upper() + r")(?![\w-])")

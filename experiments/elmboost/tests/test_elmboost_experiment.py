@@ -384,7 +384,7 @@ def test_run_then_report_numbers_come_from_the_store(compose, tmp_path):
     assert data["numbers"]["vs_plain_tanh"]["digits-8x8"]["gain"] == pytest.approx(gain)
     assert rep["vs_plain_tanh"]["substitutes"]["verdict"] in C.VERDICTS
     assert rep["saturation_tanh"]["substitutes"]["verdict"] == "not tested"  # only levels 0..2
-    assert data["counts"] == {"held": 0, "not held": 0, "inconclusive": 0, "not tested": 7}
+    assert data["counts"] == {"held": 0, "not held": 0, "inconclusive": 0, "undecidable here": 0, "not tested": 7}
     md = (tmp_path / "res" / "tables" / "t_claims.md").read_text()
     assert "digits-8x8" in md and "levels 0..2" in md
     assert "data: scikit-learn " in md and "`load_digits` (offline, bundled)" in md  # each dataset's source
