@@ -69,8 +69,10 @@ EXCLUDED = [
      "Section IV-A", "tested as t2-size"),
     ("FF-MLP / BP-MLP results on the 2-D sets (Table I)", "Table I",
      "quoted from Lin et al. 2020 via the SLM paper, not run: no code or settings for those MLPs"),
-    ("Figure 5: the effect of the number of trees / rounds", "Figure 5",
-     "a curve (slm_fig5_curves.csv) without a claim in words that a test could decide"),
+    ("SLM Forest achieves better performance and faster converge than RF (Section III-A) / SLM Boost achieves "
+     "better performance and faster convergence than XGBoost (Section III-B)", "Sections III-A, III-B",
+     "the same statements as the Section IV-A sentences on Table I and Figure 5: tested as t1-forest-rf, "
+     "t1-boost-xgb, fig5-forest-rf, fig5-boost-xgb"),
 ]
 
 #: (id, the paper's words, where, metric, A, B, need, higher is better)
@@ -98,7 +100,19 @@ BEST_DATASETS = ["friedman1", "friedman3", "california-housing", "boston", "diab
 #: Table II quantities in the fold artefact (stored extras of Table I's selected SLM / DT fits) -> table label
 SIZE_COLUMNS = {"depth": ("x_depth", "SLM depth", "DT depth"),
                 "n_parameters": ("x_n_parameters", "SLM #params", "DT #params")}
-HIGHER = {"accuracy": True, "rmse": False, "depth": False, "n_parameters": False}
+HIGHER = {"accuracy": True, "rmse": False, "depth": False, "n_parameters": False, "gap": False}
+ENSEMBLES = ("SLM Forest", "SLM Boost")
+ENSEMBLES_BEST_WORDS = "The ensembles of SLM are generally more powerful than those of DT. They give the best performance " \
+                       "among all benchmarking methods."
+#: Figure 5's claims (registered 2026-11-28): (id, the paper's words, where, the curve's metric, SLM ensemble, DT ensemble)
+CONVERGE = [
+    ("fig5-forest-rf", "We see that SLM Forest converges faster than RF.",
+     "Section IV-A, Fig. 5(a)-(c) (accuracy vs number of trees): SLM Forest vs RF", "accuracy", "SLM Forest", "RF"),
+    ("fig5-boost-xgb", "Again, we see that SLM Boost converges faster than XGBoost.",
+     "Section IV-A, Fig. 5(a)-(c) (log loss vs number of trees): SLM Boost vs XGBoost", "log_loss", "SLM Boost",
+     "XGBoost"),
+]
+CONVERGE_UNIT = {"accuracy": "pp of accuracy", "log_loss": "nats of log loss"}
 NEED_WORDS = {"all": "a significant win on every real dataset (and no loss)",
               "any": "a significant win on at least one real dataset and no significant loss",
               "majority": "significant wins on more than half of the real datasets (not held if losses on half or more)"}
@@ -164,55 +178,75 @@ def _paper_effect(pub: pd.DataFrame | None, a: str, b: str, hib: bool, datasets,
     return float(diff.mean()) if len(diff) else None
 
 
-def _best_on(folds: pd.DataFrame | None, model: str, datasets: list[str]) -> C.Decision:
+def _best_on(folds: pd.DataFrame | None, model, datasets: list[str], metric: str = "rmse",
+             missing: str = "no per-split artefact slm_table3_folds.csv") -> C.Decision:
     """"``model`` is the best on each of ``datasets``": on each, the corrected t-test against every rival (Holm over
     the rivals of that dataset); held when ``model`` is significantly better than every rival on every dataset run,
     not held when a rival is significantly better on one, else inconclusive (a non-significant difference is no
-    evidence for "best")."""
+    evidence for "best"). ``model`` may be a tuple ("they give the best"): on each dataset the one of them with the
+    better mean is tested, against every model not in the tuple. Rule p: the largest Holm-adjusted p in the claim's
+    favour over the (dataset, rival) tests (1 where a rival is ahead)."""
     if folds is None:
-        return C.not_tested("no per-split artefact slm_table3_folds.csv")
+        return C.not_tested(missing)
+    group = (model,) if isinstance(model, str) else tuple(model)
+    hib = HIGHER[metric]
     run = [d for d in datasets if d in set(folds["dataset"])]
     if not run:
         return C.not_tested("none of the named datasets was run here (" + ", ".join(datasets) + ")")
-    details, lost, open_ = [], [], []
+    details, lost, open_, ps, chosen = [], [], [], [], {}
     for d in run:
         part = folds[folds["dataset"] == d]
-        rivals = [m for m in part["model"].unique() if m != model]
+        means = part[part["model"].isin(group)].groupby("model")[metric].mean()
+        if means.empty:
+            open_.append(f"{d} (no {' / '.join(group)} run)")
+            ps.append(1.0)
+            continue
+        m = chosen[d] = str(means.idxmax() if hib else means.idxmin())
+        rivals = [r for r in part["model"].unique() if r not in group]
         tests = []
         for r in rivals:
-            t = corrected_ttest(part, model, r, "rmse")
+            t = corrected_ttest(part, m, r, metric, higher_is_better=hib)
             tests.append((r, float(t["mean_diff"].iloc[0]), float(t["p"].iloc[0])))
         adj = holm([p for _, _, p in tests])
-        beaten = [r for (r, diff, _), q in zip(tests, adj) if q < ALPHA and diff > 0]
-        unshown = [r for (r, diff, _), q in zip(tests, adj) if not (q < ALPHA and diff < 0)]
-        details.append(f"{d}: " + ("; ".join(f"{r} {'better' if diff > 0 else 'worse'} by {abs(diff):.3f} (Holm p = {q:.3g})"
-                                             for (r, diff, _), q in zip(tests, adj))))
+        # mean_diff is m - r in the metric's units: r is better where that is below 0 (higher is better) or above
+        sign = 1 if hib else -1
+        beaten = [r for (r, diff, _), q in zip(tests, adj) if q < ALPHA and sign * diff < 0]
+        unshown = [r for (r, diff, _), q in zip(tests, adj) if not (q < ALPHA and sign * diff > 0)]
+        ps += [float(q) if sign * diff > 0 else 1.0 for (_, diff, _), q in zip(tests, adj)]
+        details.append(f"{d}" + (f" ({m})" if len(group) > 1 else "") + ": " + "; ".join(
+            f"{r} {'worse' if sign * diff > 0 else 'better'} by {abs(diff):.3f} (Holm p = {q:.3g})"
+            for (r, diff, _), q in zip(tests, adj)))
         if beaten:
             lost.append(f"{d} ({', '.join(beaten)})")
         if unshown:
             open_.append(f"{d} ({', '.join(unshown)})")
-    ev = (f"{len(run)} of {len(datasets)} named datasets run; a rival significantly better on "
-          + (", ".join(lost) if lost else "none") + "; not shown better than "
+    ev = (f"{len(run)} of {len(datasets)} named datasets run" + (
+          "; tested: " + ", ".join(f"{d} {m}" for d, m in chosen.items()) if len(group) > 1 else "")
+          + "; a rival significantly better on " + (", ".join(lost) if lost else "none") + "; not shown better than "
           + ("; ".join(open_) if open_ else "no rival"))
     verdict = C.NOT_HELD if lost else C.INCONCLUSIVE if open_ else C.HELD
-    return C.Decision(verdict, ev, details, _rival_power(folds, model, run), "no margin decides this rule")
+    return C.Decision(verdict, ev, details, _rival_power(folds, chosen, run, metric, group),
+                      "no margin decides this rule", p=max(ps) if ps else 1.0, best_p=0.0)
 
 
-def _rival_power(folds: pd.DataFrame, model: str, datasets) -> str:
+def _rival_power(folds: pd.DataFrame, chosen: dict, datasets, metric: str = "rmse", group=()) -> str:
     """The corrected t-test's MDE against each rival (alpha / the number of rivals: Holm's strictest step)."""
     mdes = []
     for d in datasets:
+        if d not in chosen:
+            continue
+        model = chosen[d]
         part = folds[folds["dataset"] == d]
-        rivals = [m for m in part["model"].unique() if m != model]
+        rivals = [m for m in part["model"].unique() if m not in (group or (model,))]
         for r in rivals:
-            w = part.pivot_table(index=["repeat", "fold"], columns="model", values="rmse", aggfunc="first")
+            w = part.pivot_table(index=["repeat", "fold"], columns="model", values=metric, aggfunc="first")
             diff = (w[model] - w[r]).dropna().to_numpy(float)
             sizes = part.drop_duplicates(["repeat", "fold"])
             ratio = float(sizes["n_test"].mean() / sizes["n_train"].mean())
             mdes.append(mde_t(diff.size, float(diff.std(ddof=1)), alpha=ALPHA / len(rivals), test_train_ratio=ratio))
     if not mdes:
         return ""
-    return (f"per (dataset, rival) corrected t-test MDE in RMSE units (alpha {ALPHA:g} / rivals, power 0.8): median "
+    return (f"per (dataset, rival) corrected t-test MDE in {metric} units (alpha {ALPHA:g} / rivals, power 0.8): median "
             f"{pd.Series(mdes).median():.3g}, range {min(mdes):.3g}..{max(mdes):.3g}")
 
 
@@ -288,12 +322,72 @@ def decide(results_dir: Path) -> list[C.Claim]:
                        "every rival on every dataset, not held if a rival is significantly lower on one, else "
                        "inconclusive (no evidence)", best, subs_best,
                        pub_best, regenerated=regen_best, margin="-", date=C.RULES_DATE))
+    out.append(_ensembles_best(folds["slm_table1"], tables.get("slm_table1")))
+    out += _convergence_claims(_read(tdir / "slm_fig5_convergence.csv"))
+    return out
+
+
+def _ensembles_best(f1: pd.DataFrame | None, pub_long: pd.DataFrame | None) -> C.Claim:
+    """Table I: "[the SLM ensembles] give the best performance among all benchmarking methods" (registered 2026-11-28)."""
+    kinds = C.by_kind(list(dict.fromkeys(f1["dataset"]))) if f1 is not None else {k: [] for k in C.KINDS}
+    parts = {k: (_best_on(f1, ENSEMBLES, kinds[k], "accuracy", "no per-split artefact slm_table1_folds.csv")
+                 if kinds[k] else None) for k in C.KINDS}
+    pub = _pivot(pub_long, "model", "paper")
+    pub_d = C.not_tested("no published Table I")
+    if pub is not None and set(ENSEMBLES) <= set(pub.columns):
+        rows = pub.loc[[d for d in pub.index if C.data_kind(d) != "substitute"]]
+        wins = [d for d, r in rows.iterrows() if r.dropna().idxmax() in ENSEMBLES]
+        pub_d = C.Decision(C.HELD if len(wins) == len(rows) else C.NOT_HELD,
+                           f"means only: an SLM ensemble has the highest accuracy on {len(wins)} of {len(rows)} datasets")
+    rule = ("a per-dataset claim: on each real Table I dataset, the SLM ensemble (SLM Forest or SLM Boost) with the "
+            "higher mean accuracy there against every other classifier run (LSVM, SVM/RBF, DT, SLM Baseline, RF, "
+            f"XGBoost; the MLPs are not run), corrected resampled t-test on the paired splits, alpha = {ALPHA}, Holm "
+            "over the rivals of the dataset: held if significantly better than every rival on every dataset, not held "
+            "if a rival is significantly better on one, else inconclusive (no evidence); picking the better ensemble "
+            "per dataset on the same splits favours the claim, which the rule accepts")
+    return C.Claim("t1-ensembles-best", ENSEMBLES_BEST_WORDS, "Section IV-A, Table I (accuracy): the SLM ensembles vs "
+                   "every other classifier", rule, parts["real"] or C.not_tested("no real dataset run here"),
+                   parts["substitute"], pub_d, regenerated=parts["regenerated"], margin="-", date="2026-11-28")
+
+
+def _convergence_claims(conv: pd.DataFrame | None) -> list[C.Claim]:
+    """Figure 5: "SLM Forest converges faster than RF", "SLM Boost converges faster than XGBoost" (registered
+    2026-11-28), on the per-split distances of ``slm_fig5_convergence.csv`` (:func:`randml_papers.slm.fig5.convergence`)."""
+    out = []
+    for cid, words, where, metric, a, b in CONVERGE:
+        part = conv[conv["metric"] == metric] if conv is not None else None
+        rule = (f"per outer split, how far each curve stays from where it ends: gap = mean over k = 1..K trees of "
+                f"|m(k) - m(K)| ({metric}, in {CONVERGE_UNIT[metric]}; K = the pair's common largest number of trees: "
+                f"both curves read over the same trees), lower = converges sooner; per dataset of the figure (Wine, "
+                f"B.C.W., Pima) the corrected resampled t-test on the paired splits, alpha = {ALPHA}, Holm over the "
+                f"datasets: held on a significantly smaller gap for {a} on every real dataset (and no loss), not held "
+                f"if {b}'s is significantly smaller on one, else inconclusive; the first k after which a curve stays "
+                "within 1 pp / 0.01 nats of m(K) is printed beside it")
+        if part is None or part.empty:
+            real = C.not_tested("no per-split artefact slm_fig5_convergence.csv (make slm-fig5)")
+            regen = subs = None
+        else:
+            kinds = C.by_kind(list(dict.fromkeys(part["dataset"])))
+            got = {}
+            for k in C.KINDS:
+                if not kinds[k]:
+                    got[k] = C.not_tested("no real dataset run here") if k == "real" else None
+                    continue
+                got[k] = C.beats(part, a, b, "gap", kinds[k], need="all", higher_is_better=False)
+                got[k].details += [f"{ds}: first k within tolerance of m(K), mean over splits: " + ", ".join(
+                    f"{m} {g[g['model'] == m]['k_within'].mean():.1f}" for m in (a, b))
+                    + f" (K = {int(g['horizon'].iloc[0])})"
+                    for ds, g in part[part["dataset"].isin(kinds[k])].groupby("dataset", sort=True)]
+            real, regen, subs = got["real"], got["regenerated"], got["substitute"]
+        out.append(C.Claim(cid, words, where, rule, real, subs, C.not_tested("a figure: no numbers published"),
+                           regenerated=regen, margin="-", date="2026-11-28"))
     return out
 
 
 #: this paper's claim registry (rules registered before their verdicts) and the functions its rules run
 REGISTRY = Path(__file__).with_name("claims_registry.jsonl")
-RULE_CODE = (decide, _decide_beats, _best_on, _scale, _paper_effect, _folds_for, _datasets)
+RULE_CODE = (decide, _decide_beats, _best_on, _scale, _paper_effect, _folds_for, _datasets, _ensembles_best,
+             _convergence_claims)
 
 
 def claims_for(results_dir: Path) -> list[C.Claim]:
