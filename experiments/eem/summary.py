@@ -140,7 +140,35 @@ WORDS = {
     "t5-faster-elm-largest": ("and even 1.5-2x faster than ELM.",
                               "Section 7.3, Table 5 (extremely unbalanced sets): WELM-x vs EEM-x CPU seconds at "
                               "the same h"),
+    # registered 2026-11-28 (issue 42: claims missing from the inventory), before any test of them was run
+    "t4-uci-best-some": ("It appears that contrary to ELM, proposed methods (EEM and EEKM) achieve best scores across "
+                         "all considered models in some of the datasets regardless of the used activation "
+                         "function/kernel (only Support Vector Machines and their least squares counterpart are "
+                         "competitive in this sense).",
+                         "Section 7.1, Table 4 (UCI part): the EEM family vs every other model"),
+    "t73-eem-slightly-worse": ("For other activation functions, we see that EEM achieves slightly worse results than "
+                               "ELM.", "Section 7.3, Table 4 (extremely unbalanced part): EEM-x vs WELM-x, x = nsig, "
+                               "rbf"),
+    "t73-eekm-elm": ("On the other hand, scores of EEKM generally outperform the ones obtained by ELM",
+                     "Section 7.3, Table 4 (extremely unbalanced part): EEKM-rbf vs WELM-x (sig, nsig, rbf)"),
+    "t73-eekm-close-svm": ("and are very close to the ones obtained by well-tuned SVM and LS-SVM.",
+                           "Section 7.3, Table 4 (extremely unbalanced part): EEKM-rbf vs SVM-rbf"),
+    "t73-eekm-close-lssvm": ("and are very close to the ones obtained by well-tuned SVM and LS-SVM.",
+                             "Section 7.3, Table 4 (extremely unbalanced part): EEKM-rbf vs LS-SVM-rbf"),
+    "t5-scales-better": ("This suggests that even though ELM and EEM are quite similar and on small datasets are "
+                         "equally fast, EEM can better scale up to truly big datasets. [Conclusions:] we showed that "
+                         "our method scales better to truly big datasets (consisting of hundreds of thousands of "
+                         "examples) without sacrificing results quality.",
+                         "Section 7.2 and Conclusions, Table 5: WELM-x / EEM-x CPU seconds against the training size"),
 }
+#: the claims registered 2026-11-28 (issue 42)
+NEW_DATES = {c: "2026-11-28" for c in ("t4-uci-best-some", "t73-eem-slightly-worse", "t73-eekm-elm", "t73-eekm-close-svm",
+                                       "t73-eekm-close-lssvm", "t5-scales-better")}
+#: the EEM family ("proposed methods (EEM and EEKM)") and "slightly" worse: a GMean band (registered 2026-11-28)
+EEM_FAMILY = ("EEM-sig", "EEM-nsig", "EEM-rbf", "EEKM-rbf")
+SLIGHT_MARGIN = 0.05
+#: Section 7.3's "other activation functions" than the sigmoid whose saturation on isolet the sentence before explains
+OTHER_ACTS = ("nsig", "rbf")
 
 
 # --- the fold artefacts ----------------------------------------------------------------------------------
@@ -393,6 +421,65 @@ def time_faster(f: pd.DataFrame, pairs, datasets, factor: float, what: str, valu
     return C.faster(slow, fast, factor, what=f"{what} on {', '.join(datasets)}")
 
 
+def slightly_worse(f: pd.DataFrame, pairs, datasets, margin: float = SLIGHT_MARGIN) -> C.Decision:
+    """"A achieves slightly worse results than B": each (dataset, pair) an experiment, its mean GMean difference
+    A - B over the outer splits; over the experiments (replicates): held if the mean is significantly below 0 and
+    significantly above -``margin`` (both one-sided t-tests), not held if significantly above 0 (A better) or
+    significantly below -``margin`` (much worse), else inconclusive. Rule p: the larger of the two one-sided p."""
+    e = experiments(f, pairs, datasets)
+    if e.empty:
+        return C.not_tested("no paired splits stored")
+    t = C.dataset_diffs(e, "A", "B", "gmean", sorted(e["dataset"].unique()), higher_is_better=True)
+    diff = t["better"].to_numpy(float)
+    details = [f"{r.dataset}: A - B = {r.better:+.4f} GMean" for r in t.itertuples()]
+    if diff.size < 2:
+        return C.Decision(C.INCONCLUSIVE, f"{diff.size} experiment: a test over experiments needs >= 2", details,
+                          best_p=1.0)
+    below0 = margin_test(diff, -math.inf, 0.0, alpha=ALPHA).p_below
+    above_m = margin_test(diff, -margin, math.inf, alpha=ALPHA).p_above
+    better = margin_test(diff, 0.0, math.inf, alpha=ALPHA).p_above
+    much = margin_test(diff, -math.inf, -margin, alpha=ALPHA).p_below
+    verdict = (C.HELD if below0 < ALPHA and above_m < ALPHA else
+               C.NOT_HELD if better < ALPHA or much < ALPHA else C.INCONCLUSIVE)
+    iv = margin_test(diff, -margin, 0.0, alpha=ALPHA)
+    ev = (f"{diff.size} experiments: mean A - B {iv.mean:+.4f} GMean (90% interval [{iv.low:+.4f}, {iv.high:+.4f}]) "
+          f"vs the band (-{margin:g}, 0): below 0 one-sided {_p(below0)}, above -{margin:g} one-sided {_p(above_m)}")
+    sd = float(diff.std(ddof=1))
+    return C.Decision(verdict, ev, details, f"the two one-sided tests over {diff.size} experiments (sd {sd:.3g}) "
+                      f"establish a band of {2 * tost_min_margin(diff.size, sd, alpha=ALPHA):.3g} GMean at power 0.8",
+                      "", p=float(max(below0, above_m)), best_p=0.0)
+
+
+def scales_better(t5: pd.DataFrame, datasets, h: int = H_FASTER) -> C.Decision:
+    """"EEM can better scale up to truly big datasets": per dataset the mean over outer splits and activations of
+    log(WELM-x CPU s / EEM-x CPU s) at the same h; over the datasets the least-squares slope of that log ratio on
+    log(n_train): held if significantly above 0 (EEM's advantage grows with the data; one-sided t-test on the slope,
+    n - 2 df), not held if significantly below 0, else inconclusive."""
+    from scipy import stats as st
+    rows = t5[(t5["n_hidden"] == h) & t5["dataset"].isin(list(datasets))]
+    pts = []
+    for d, part in rows.groupby("dataset", sort=True):
+        slow, fast = _times(part, [(f"WELM-{a}", f"EEM-{a}") for a in ACTS], [d], "cpu_seconds")
+        if slow.size:
+            pts.append((d, float(part["n_train"].mean()), float(np.mean(np.log(slow / fast)))))
+    details = [f"{d}: n_train {n:.0f}, WELM / EEM CPU time {math.exp(r):.2f}x (geometric mean)" for d, n, r in pts]
+    if len(pts) < 3:
+        return C.Decision(C.INCONCLUSIVE, f"{len(pts)} dataset(s): a slope test needs >= 3", details, best_p=1.0)
+    x, y = np.log([n for _, n, _ in pts]), np.array([r for _, _, r in pts])
+    if np.ptp(x) == 0:
+        return C.Decision(C.INCONCLUSIVE, f"{len(pts)} datasets of one size: no slope to test", details, best_p=1.0)
+    fit = st.linregress(x, y)
+    tval = fit.slope / fit.stderr if fit.stderr > 0 else math.copysign(math.inf, fit.slope)
+    p_up, p_down = float(st.t.sf(tval, len(pts) - 2)), float(st.t.cdf(tval, len(pts) - 2))
+    verdict = C.HELD if p_up < ALPHA else C.NOT_HELD if p_down < ALPHA else C.INCONCLUSIVE
+    ns = [n for _, n, _ in pts]
+    ev = (f"{len(pts)} datasets, n_train {min(ns):.0f}..{max(ns):.0f} (none of 'hundreds of thousands' here): slope "
+          f"of log(WELM / EEM CPU s) on log(n_train) at h = {h} {fit.slope:+.3f} (se {fit.stderr:.3f}): one-sided "
+          f"{_p(p_up)} for a ratio growing with n")
+    return C.Decision(verdict, ev, details, f"a slope over {len(pts)} datasets ({len(pts) - 2} df)", "",
+                      p=p_up, best_p=0.0)
+
+
 # --- the stores (Table 6, Table 1, sources) ----------------------------------------------------------------
 
 def load_store(store: str, store_dir: str = STORE) -> pd.DataFrame:
@@ -530,7 +617,7 @@ def decide(tables: Path, t4_store: pd.DataFrame | None = None, carried: dict | N
     def add(cid, rule, real, sub=None, regen=None, margin="-"):
         words, where = WORDS[cid]
         claims.append(C.Claim(cid, words, where, rule, real, sub, regenerated=regen, margin=margin,
-                              date=OLD_DATES.get(cid, C.RULES_DATE)))
+                              date=NEW_DATES.get(cid, OLD_DATES.get(cid, C.RULES_DATE))))
 
     uci_margin = {"t4-uci-rbf": f"ROPE ±{GMEAN_MARGIN:g} GMean (Bayesian signed-rank, beside)", "t4-uci-sig": "-"}
     for cid, (rule, (real, regen, sub)) in uci_claims_by_kind(read_folds(tables, "eem_table4")).items():
@@ -599,6 +686,64 @@ def decide(tables: Path, t4_store: pd.DataFrame | None = None, carried: dict | N
     add("t6-dcs-gauss", t6_rule, carried.get("t6-dcs-gauss") or table6(frame, "x_dcs_gauss"))
     add("t6-dcs-kde", t6_rule, carried.get("t6-dcs-kde") or table6(frame, "x_dcs_kde"))
 
+    f4 = read_folds(tables, "eem_table4")
+    k4 = _kinds(f4) if f4 is not None else {k: [] for k in C.KINDS}
+    add("t4-uci-best-some", "a per-dataset claim ('in some of the datasets'): on each real UCI set of Table 4, the "
+        "EEM-family model (EEM-sig, EEM-nsig, EEM-rbf, EEKM-rbf) with the best mean GMean there against every other "
+        "model (WELM-x, LS-SVM-rbf, SVM-rbf), corrected resampled t-test on the paired outer folds, Holm over the "
+        f"rivals of the set, alpha = {ALPHA}: held if significantly better than every rival on at least one set, not "
+        "held if on every set a rival is significantly better, else inconclusive; picking the best family member per "
+        "set favours the claim; 'contrary to ELM' is not decided",
+        *((C.best_among(f4, EEM_FAMILY, k4[k], "gmean", need="any", higher_is_better=True) if k4[k] else
+           (_missing("eem_table4") if f4 is None else C.not_tested("no real UCI set in the folds"))
+           if k == "real" else None) for k in ("real", "substitute", "regenerated")))
+    real73, sub73 = _sets(unb, EXTREMELY) if unb is not None else ([], [])
+
+    def _eekm_elm(ds):
+        e = experiments(unb, [("EEKM-rbf", f"WELM-{a}") for a in ACTS], ds)
+        return C.beats(e, "A", "B", "gmean", sorted(e["dataset"].unique()), need="majority", higher_is_better=True)
+
+    for cid, rule, fn in (
+            ("t73-eem-slightly-worse", "each (Section 7.3 set, x in nsig, rbf: the activations other than the sigmoid "
+             "whose saturation on isolet the sentence before explains) an experiment, its mean GMean difference EEM-x "
+             f"- WELM-x over the outer folds; over the experiments: held if the mean is significantly below 0 and "
+             f"significantly above -{SLIGHT_MARGIN:g} ('slightly': one-sided t-tests, alpha = {ALPHA}), not held if "
+             f"significantly above 0 or below -{SLIGHT_MARGIN:g}, else inconclusive",
+             lambda ds: slightly_worse(unb, [(f"EEM-{a}", f"WELM-{a}") for a in OTHER_ACTS], ds)),
+            ("t73-eekm-elm", "'generally outperform': each (Section 7.3 set, x in sig, nsig, rbf) an experiment, "
+             "EEKM-rbf vs WELM-x, corrected resampled t-test on the paired outer folds, Holm over the experiments, "
+             f"alpha = {ALPHA}: held if EEKM-rbf is significantly better on more than half of the experiments, not held "
+             "if WELM-x is on half or more, else inconclusive", _eekm_elm),
+            ("t73-eekm-close-svm", f"'very close' decided over the Section 7.3 sets: two one-sided tests of the mean "
+             f"per-dataset GMean difference EEKM-rbf - SVM-rbf against ±{GMEAN_MARGIN:g} GMean (held if inside, not "
+             "held if significantly outside, else inconclusive), Bayesian P(rope) beside it",
+             lambda ds: C.equivalent_over_datasets(unb, "EEKM-rbf", "SVM-rbf", "gmean", ds, GMEAN_MARGIN,
+                                                   unit="GMean", higher_is_better=True)),
+            ("t73-eekm-close-lssvm", f"'very close' decided over the Section 7.3 sets: two one-sided tests of the "
+             f"mean per-dataset GMean difference EEKM-rbf - LS-SVM-rbf against ±{GMEAN_MARGIN:g} GMean (held if "
+             "inside, not held if significantly outside, else inconclusive), Bayesian P(rope) beside it",
+             lambda ds: C.equivalent_over_datasets(unb, "EEKM-rbf", "LS-SVM-rbf", "gmean", ds, GMEAN_MARGIN,
+                                                   unit="GMean", higher_is_better=True))):
+        margin = (f"(-{SLIGHT_MARGIN:g}, 0) GMean" if cid == "t73-eem-slightly-worse" else
+                  f"±{GMEAN_MARGIN:g} GMean (equivalence)" if "close" in cid else "-")
+        if unb is None:
+            add(cid, rule, _missing("eem_table4_unbalanced"), _missing("eem_table4_unbalanced"), margin=margin)
+        else:
+            add(cid, rule, *both(fn, real73, sub73, none73), margin=margin)
+    scale_rule = (f"per dataset of `eem_table5_folds.csv` the mean over outer folds and activations (sig, nsig, rbf) of "
+                  f"log(WELM-x / EEM-x CPU seconds) of standalone fits at h = {H_FASTER}; over the datasets the "
+                  "least-squares slope of that log ratio on log(n_train): held if significantly above 0 (EEM's "
+                  f"advantage grows with the data; one-sided t-test on the slope, alpha = {ALPHA}), not held if "
+                  "significantly below 0, else inconclusive; the range of n_train run here is printed (the paper's "
+                  "'truly big' sets need a download)")
+    if t5 is None:
+        add("t5-scales-better", scale_rule, _missing("eem_table5"), _missing("eem_table5"))
+    else:
+        k5 = _kinds(t5)
+        add("t5-scales-better", scale_rule, *((scales_better(t5, k5[k]) if k5[k] else
+                                              (C.not_tested("no real dataset in eem_table5") if k == "real" else None))
+                                             for k in ("real", "substitute", "regenerated")))
+
     f3 = read_folds(tables, "eem_fig3")
     add("fig3-stable", f"a claim about the tested datasets: for every h in {STABLE_FROM + 5}..500 the per-dataset "
         f"mean GMean(h) - GMean({STABLE_FROM}), two one-sided tests over the datasets against ±{STABLE_MARGIN:g} "
@@ -613,7 +758,8 @@ def decide(tables: Path, t4_store: pd.DataFrame | None = None, carried: dict | N
 #: this paper's claim registry (rules registered before their verdicts) and the functions its rules run
 REGISTRY = Path(__file__).with_name("claims_registry.jsonl")
 RULE_CODE = (decide, experiments, _outcomes, _tested, comparable_thirds, about_half, both_ways, stability, range_rule,
-             _times, time_comparable, time_faster, table6, _uci_rule, _uci_decide, uci_claims, uci_claims_by_kind)
+             _times, time_comparable, time_faster, table6, _uci_rule, _uci_decide, uci_claims, uci_claims_by_kind,
+             slightly_worse, scales_better)
 
 
 def claims_for(results_dir: Path) -> list[C.Claim]:

@@ -28,8 +28,6 @@ from randml_core.provenance import short_version
 from randml_core.report import claims as C
 from randml_core.report import registry as R
 from randml_core.report.table_stats import report_lines
-from randml_core.stats import corrected_ttest, holm
-from randml_core.stats.power import mde_t
 
 ALPHA = C.ALPHA
 #: the margins / ROPEs of this paper's claims, in each quantity's units (fixed 2026-11-27)
@@ -180,74 +178,9 @@ def _paper_effect(pub: pd.DataFrame | None, a: str, b: str, hib: bool, datasets,
 
 def _best_on(folds: pd.DataFrame | None, model, datasets: list[str], metric: str = "rmse",
              missing: str = "no per-split artefact slm_table3_folds.csv") -> C.Decision:
-    """"``model`` is the best on each of ``datasets``": on each, the corrected t-test against every rival (Holm over
-    the rivals of that dataset); held when ``model`` is significantly better than every rival on every dataset run,
-    not held when a rival is significantly better on one, else inconclusive (a non-significant difference is no
-    evidence for "best"). ``model`` may be a tuple ("they give the best"): on each dataset the one of them with the
-    better mean is tested, against every model not in the tuple. Rule p: the largest Holm-adjusted p in the claim's
-    favour over the (dataset, rival) tests (1 where a rival is ahead)."""
-    if folds is None:
-        return C.not_tested(missing)
-    group = (model,) if isinstance(model, str) else tuple(model)
-    hib = HIGHER[metric]
-    run = [d for d in datasets if d in set(folds["dataset"])]
-    if not run:
-        return C.not_tested("none of the named datasets was run here (" + ", ".join(datasets) + ")")
-    details, lost, open_, ps, chosen = [], [], [], [], {}
-    for d in run:
-        part = folds[folds["dataset"] == d]
-        means = part[part["model"].isin(group)].groupby("model")[metric].mean()
-        if means.empty:
-            open_.append(f"{d} (no {' / '.join(group)} run)")
-            ps.append(1.0)
-            continue
-        m = chosen[d] = str(means.idxmax() if hib else means.idxmin())
-        rivals = [r for r in part["model"].unique() if r not in group]
-        tests = []
-        for r in rivals:
-            t = corrected_ttest(part, m, r, metric, higher_is_better=hib)
-            tests.append((r, float(t["mean_diff"].iloc[0]), float(t["p"].iloc[0])))
-        adj = holm([p for _, _, p in tests])
-        # mean_diff is m - r in the metric's units: r is better where that is below 0 (higher is better) or above
-        sign = 1 if hib else -1
-        beaten = [r for (r, diff, _), q in zip(tests, adj) if q < ALPHA and sign * diff < 0]
-        unshown = [r for (r, diff, _), q in zip(tests, adj) if not (q < ALPHA and sign * diff > 0)]
-        ps += [float(q) if sign * diff > 0 else 1.0 for (_, diff, _), q in zip(tests, adj)]
-        details.append(f"{d}" + (f" ({m})" if len(group) > 1 else "") + ": " + "; ".join(
-            f"{r} {'worse' if sign * diff > 0 else 'better'} by {abs(diff):.3f} (Holm p = {q:.3g})"
-            for (r, diff, _), q in zip(tests, adj)))
-        if beaten:
-            lost.append(f"{d} ({', '.join(beaten)})")
-        if unshown:
-            open_.append(f"{d} ({', '.join(unshown)})")
-    ev = (f"{len(run)} of {len(datasets)} named datasets run" + (
-          "; tested: " + ", ".join(f"{d} {m}" for d, m in chosen.items()) if len(group) > 1 else "")
-          + "; a rival significantly better on " + (", ".join(lost) if lost else "none") + "; not shown better than "
-          + ("; ".join(open_) if open_ else "no rival"))
-    verdict = C.NOT_HELD if lost else C.INCONCLUSIVE if open_ else C.HELD
-    return C.Decision(verdict, ev, details, _rival_power(folds, chosen, run, metric, group),
-                      "no margin decides this rule", p=max(ps) if ps else 1.0, best_p=0.0)
-
-
-def _rival_power(folds: pd.DataFrame, chosen: dict, datasets, metric: str = "rmse", group=()) -> str:
-    """The corrected t-test's MDE against each rival (alpha / the number of rivals: Holm's strictest step)."""
-    mdes = []
-    for d in datasets:
-        if d not in chosen:
-            continue
-        model = chosen[d]
-        part = folds[folds["dataset"] == d]
-        rivals = [m for m in part["model"].unique() if m not in (group or (model,))]
-        for r in rivals:
-            w = part.pivot_table(index=["repeat", "fold"], columns="model", values=metric, aggfunc="first")
-            diff = (w[model] - w[r]).dropna().to_numpy(float)
-            sizes = part.drop_duplicates(["repeat", "fold"])
-            ratio = float(sizes["n_test"].mean() / sizes["n_train"].mean())
-            mdes.append(mde_t(diff.size, float(diff.std(ddof=1)), alpha=ALPHA / len(rivals), test_train_ratio=ratio))
-    if not mdes:
-        return ""
-    return (f"per (dataset, rival) corrected t-test MDE in {metric} units (alpha {ALPHA:g} / rivals, power 0.8): median "
-            f"{pd.Series(mdes).median():.3g}, range {min(mdes):.3g}..{max(mdes):.3g}")
+    """"``model`` (or the better of a group) is the best on each of ``datasets``": the shared rule
+    :func:`randml_core.report.claims.best_among` with ``need="all"``."""
+    return C.best_among(folds, model, datasets, metric, need="all", higher_is_better=HIGHER[metric], missing=missing)
 
 
 def _decide_beats(f, a, b, metric, need, kinds, pub):

@@ -207,6 +207,69 @@ def beats(folds: pd.DataFrame, a: str, b: str, metric: str, datasets, *, need: s
                     p=_need_p(need, np.where(favour, t["p_holm"].to_numpy(float), 1.0), bool(missing)), best_p=0.0)
 
 
+def best_among(folds: pd.DataFrame | None, group, datasets, metric: str, *, need: str = "all",
+               higher_is_better: bool | None = None, alpha: float = ALPHA, missing: str = "no per-split artefact") -> Decision:
+    """"``group`` gives the best score" per dataset: on each dataset the member of ``group`` (a model or a tuple of
+    models: "they give the best") with the better mean against every model not in ``group``, the corrected
+    resampled t-test on the paired splits, Holm over the rivals of that dataset; "shown" on a dataset when it is
+    significantly better than every rival. ``need="all"``: held if shown on every dataset, not held if a rival is
+    significantly better on one; ``need="any"`` ("in some of the datasets"): held if shown on one, not held if on
+    every dataset a rival is significantly better; else inconclusive (a non-significant difference is no evidence for
+    "best"). Picking the better member per dataset on the same splits favours the claim. Rule p: per dataset the
+    largest Holm-adjusted p in the claim's favour over its rivals (1 where a rival is ahead), then the largest over
+    the datasets ("all") or the smallest ("any")."""
+    if need not in ("all", "any"):
+        raise ValueError(f"need={need!r}: 'all' or 'any'")
+    if folds is None:
+        return not_tested(missing)
+    group = (group,) if isinstance(group, str) else tuple(group)
+    hib = _direction(metric, higher_is_better)
+    sign = 1 if hib else -1
+    run = [d for d in datasets if d in set(folds["dataset"])]
+    if not run:
+        return not_tested("none of the named datasets was run here (" + ", ".join(datasets) + ")")
+    details, lost, open_, shown, p_sets, chosen, mdes = [], [], [], [], [], {}, []
+    for d in run:
+        part = folds[folds["dataset"] == d]
+        means = part[part["model"].isin(group)].groupby("model")[metric].mean()
+        rivals = [r for r in part["model"].unique() if r not in group]
+        if means.empty or not rivals:
+            open_.append(f"{d} (no {' / '.join(group)} run)" if means.empty else f"{d} (no rival run)")
+            p_sets.append(1.0)
+            continue
+        m = chosen[d] = str(means.idxmax() if hib else means.idxmin())
+        tests = []
+        for r in rivals:
+            t = corrected_ttest(part, m, r, metric, higher_is_better=hib)
+            tests.append((r, float(t["mean_diff"].iloc[0]), float(t["p"].iloc[0])))
+            w = part.pivot_table(index=["repeat", "fold"], columns="model", values=metric, aggfunc="first")
+            diff = (w[m] - w[r]).dropna().to_numpy(float)
+            sizes = part.drop_duplicates(["repeat", "fold"])
+            mdes.append(mde_t(diff.size, float(diff.std(ddof=1)), alpha=alpha / len(rivals),
+                              test_train_ratio=float(sizes["n_test"].mean() / sizes["n_train"].mean())))
+        adj = holm([p for _, _, p in tests])  # mean_diff = m - r in the metric's units
+        beaten = [r for (r, diff, _), q in zip(tests, adj) if q < alpha and sign * diff < 0]
+        unshown = [r for (r, diff, _), q in zip(tests, adj) if not (q < alpha and sign * diff > 0)]
+        p_sets.append(max(float(q) if sign * diff > 0 else 1.0 for (_, diff, _), q in zip(tests, adj)))
+        details.append(f"{d}" + (f" ({m})" if len(group) > 1 else "") + ": " + "; ".join(
+            f"{r} {'worse' if sign * diff > 0 else 'better'} by {abs(diff):.3f} (Holm p = {q:.3g})"
+            for (r, diff, _), q in zip(tests, adj)))
+        (lost if beaten else shown if not unshown else open_).append(
+            f"{d} ({', '.join(beaten or unshown)})" if (beaten or unshown) else d)
+    ev = (f"{len(run)} of {len(datasets)} named datasets run" + (
+          "; tested: " + ", ".join(f"{d} {m}" for d, m in chosen.items()) if len(group) > 1 else "")
+          + "; a rival significantly better on " + (", ".join(lost) if lost else "none") + "; not shown better than "
+          + ("; ".join(open_) if open_ else "no rival") + (f"; best shown on {', '.join(shown)}" if need == "any" else ""))
+    if need == "all":
+        verdict = NOT_HELD if lost else INCONCLUSIVE if open_ else HELD
+    else:
+        verdict = HELD if shown else NOT_HELD if len(lost) == len(run) else INCONCLUSIVE
+    power = (f"per (dataset, rival) corrected t-test MDE in {metric} units (alpha {alpha:g} / rivals, power 0.8): median "
+             f"{np.median(mdes):.3g}, range {min(mdes):.3g}..{max(mdes):.3g}") if mdes else ""
+    return Decision(verdict, ev, details, power, "no margin decides this rule",
+                    p=(max(p_sets) if need == "all" else min(p_sets)) if p_sets else 1.0, best_p=0.0)
+
+
 def _need_p(need: str, p_favour: np.ndarray, missing: bool = False) -> float:
     """The rule's p of a per-dataset "beats" claim: the smallest alpha at which it says held, from the per-dataset
     Holm-adjusted p in A's favour (1 where A is not ahead): every dataset ("all": the largest; an untested dataset
@@ -816,6 +879,6 @@ def history(claims: list[Claim], previous: dict | None, log: Path, report: Path 
 
 #: the shared decision rules: a change to any of them is a change of every paper's rule code, registered in each
 #: paper's claims registry (:mod:`.registry`) before a report decides with it
-RULE_FUNCTIONS = (paired_tests, beats, _need_p, _need_verdict, beats_on_means, comparable, _outside, _one_sided, faster,
+RULE_FUNCTIONS = (paired_tests, beats, best_among, _need_p, _need_verdict, beats_on_means, comparable, _outside, _one_sided, faster,
                   exceeds, dataset_diffs, _table_diffs, signed_rank_verdict, beats_over_datasets, equivalent_over_datasets,
                   data_kind)
