@@ -254,8 +254,12 @@ def best_among(folds: pd.DataFrame | None, group, datasets, metric: str, *, need
         details.append(f"{d}" + (f" ({m})" if len(group) > 1 else "") + ": " + "; ".join(
             f"{r} {'worse' if sign * diff > 0 else 'better'} by {abs(diff):.3f} (Holm p = {q:.3g})"
             for (r, diff, _), q in zip(tests, adj)))
-        (lost if beaten else shown if not unshown else open_).append(
-            f"{d} ({', '.join(beaten or unshown)})" if (beaten or unshown) else d)
+        if beaten:
+            lost.append(f"{d} ({', '.join(beaten)})")
+        if unshown:
+            open_.append(f"{d} ({', '.join(unshown)})")
+        else:
+            shown.append(d)
     ev = (f"{len(run)} of {len(datasets)} named datasets run" + (
           "; tested: " + ", ".join(f"{d} {m}" for d, m in chosen.items()) if len(group) > 1 else "")
           + "; a rival significantly better on " + (", ".join(lost) if lost else "none") + "; not shown better than "
