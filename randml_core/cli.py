@@ -32,6 +32,7 @@ USAGE = """usage: randml run     experiment=NAME [overrides...]   run the missin
        randml verify  experiment=NAME [sample=N] [seed=S]  recompute N random stored cells, compare: reproduced K/N
        randml data    list | show NAME | fetch [NAME...] | catalog   [--config-dir DIR]   (or: randml dataset ...)
        randml model   list [--config-dir DIR]          every model config: family or _target_, tasks, grid size
+       randml test    NAME                             the plug-in checks of the installed benchmark NAME
        randml completion bash|zsh                      shell completion: eval "$(randml completion bash)"
        randml CMD --help                               what CMD does, its own keys, examples, exit codes
        randml --version
@@ -572,6 +573,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"randml {metadata.version('randml')} (code {short_version()})")
         return
     cmd, rest = argv[0], argv[1:]
+    if cmd == "test":  # the plug-in checks of one installed benchmark (randml_core/testing.py)
+        from .testing import main as test_main
+        raise SystemExit(test_main(rest))
     if cmd in ("data", "dataset"):
         _data(rest)
     elif cmd in ("model", "completion"):

@@ -84,7 +84,7 @@ class Family:
     #: ``() -> None`` that compiles what the family's fits would compile on first use (numba kernels) on a
     #: tiny input; the runner calls it once per process before any timer starts (:func:`warm_up`)
     warmup: Callable[[], None] | None = None
-    #: what the common plug-in test (tests/test_plugins_common.py) checks of an evaluator of its own:
+    #: what the plug-in kit (:func:`randml_core.testing.check_family`) checks of an evaluator of its own:
     #: ``(dataset, preprocessing, settings)``, where its predictions must equal :func:`evaluate_plain`'s; or
     #: ``"plain"`` (it wraps evaluate_plain: no shared work) or ``"probe"`` (an analysis: no predictions)
     check: tuple | str | None = field(default=None, hash=False, compare=False)

@@ -64,6 +64,8 @@ class Benchmark:
     tables: dict = field(default_factory=dict)
     order: int = 100              # place in the site's navigation (then by key)
     package: str = ""             # set by discovery
+    #: check id -> reason: the plug-in checks (:mod:`randml_core.testing`) it is known to fail
+    expected_failures: dict = field(default_factory=dict)
 
 
 #: module -> why it could not be imported (an optional package missing, e.g. the ``papers`` extra)
