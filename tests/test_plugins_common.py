@@ -24,12 +24,16 @@ def test_the_installed_benchmarks_are_discovered():
     assert [b.key for b in plugins.benchmarks()] and {b.key for b in plugins.benchmarks()} <= {n for n, _ in plugins.packages()}
 
 
-@pytest.mark.parametrize("bench", plugins.benchmarks(), ids=lambda b: b.key)
-def test_every_benchmark_describes_itself_under_its_own_name(bench):
-    name = dict((pkg, n) for n, pkg in plugins.packages())[bench.package]
-    assert bench.key == name and bench.short and bench.title
-    for stem, (metric, what) in bench.tables.items():
-        assert stem.startswith(bench.key + "_") and metric in ("gmean", "accuracy", "rmse") and what
+#: the benchmarks whose package lives in this repository (another installed benchmark's tables are its own)
+IN_REPO = [b for b in plugins.benchmarks()
+           if any(Path(f).resolve().is_relative_to(REPO) for f in plugins.folders(b.package))]
+
+
+@pytest.mark.parametrize("bench", IN_REPO, ids=lambda b: b.key)
+def test_every_benchmark_of_this_repo_has_its_declared_tables_committed(bench):
+    """The kit checks what a benchmark says of itself; the tables a benchmark of this repository declares for the
+    statistics are committed in results/tables."""
+    for stem in bench.tables:
         assert (REPO / "results" / "tables" / f"{stem}.csv").is_file(), stem
 
 
