@@ -35,7 +35,7 @@ dropped). ``n`` above a grid's size is that size (scikit-learn's rule).
 Scopes and honest selection. A search runs per *scope*: with nested CV (``protocol.inner_splits > 0``)
 per (dataset, repeat, outer fold), on that fold's inner folds only, and then the selected setting alone
 is fitted on the outer fold (one outer cell per outer fold); without inner folds, per dataset over the
-outer folds (the papers' optimistic best-mean rule). The selection rule (:func:`select`): the best mean
+outer folds (the papers' optimistic best-mean rule). The selection rule (:data:`RULE`; applied by :func:`randml_core.report.comparison.search_select`): the best mean
 score over the most folds any setting of the scope has (the last rung), ties to the first setting in
 canonical parameter order, settings with a failed fold ineligible.
 
@@ -542,14 +542,6 @@ def last_rung_rows(frame, nested: bool):
     return outer[counts == most]
 
 
-def select(frame, metric: str, nested: bool):
-    """Per (dataset, model) of search models: the search's selection (:data:`RULE`) as the report tables'
-    summary rows (:data:`randml_core.report.tables.SUMMARY_COLUMNS`); ``metric`` lower-is-better aware."""
-    from .report.comparison import selected
-    rows = last_rung_rows(frame, nested)
-    return selected(rows, metric, "nested" if nested else "best_mean")
-
-
 # -- trace -------------------------------------------------------------------------------------------------
 
 TRACE_COLUMNS = ["dataset", "model", "kind", "metric", "repeat", "fold", "trial", "rung", "params_json", "score",
@@ -582,25 +574,6 @@ def _higher(metric: str, higher_is_better) -> bool:
     except (KeyError, ValueError):
         from .metrics import scorer_direction
         return scorer_direction(metric) is not False
-
-
-def plot_trace(trace, stem, out=None, title: str = "") -> list:
-    """Best-so-far (mean over scopes) against the cells a scope spent, one line per search model; PNG and PDF
-    through :func:`randml_core.report.figures.save`. [] without a trace."""
-    if not len(trace):
-        return []
-    from .report.figures import plt, save
-    fig, ax = plt.subplots(figsize=(6.0, 3.6))
-    for model, g in trace.groupby("model", sort=False):
-        curve = g.groupby("trial").agg(cells=("cells_so_far", "mean"), best=("best_so_far", "mean"))
-        ax.plot(curve["cells"], curve["best"], marker=".", lw=1.2, label=f"{model} ({g['kind'].iloc[0]})")
-    ax.set_xlabel("cells spent per search scope (mean over scopes)")
-    ax.set_ylabel(f"best {trace['metric'].iloc[0]} so far (mean over scopes)")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
-    ax.set_title(title or "search: best so far vs budget", fontsize=10)
-    fig.tight_layout()
-    return save(fig, stem, out)
 
 
 # -- plan ------------------------------------------------------------------------------------------------

@@ -104,9 +104,8 @@ def task_cpu(frame) -> float:
 
 
 def picks(frame, search: bool):
-    from randml_core.report.comparison import selected
-    from randml_core.search import select
-    return select(frame, "gmean", True) if search else selected(frame, "gmean", "nested")
+    from randml_core.report.comparison import search_select, selected
+    return search_select(frame, "gmean", True) if search else selected(frame, "gmean", "nested")
 
 
 def report(records: list[dict], command: str) -> str:
@@ -117,7 +116,7 @@ def report(records: list[dict], command: str) -> str:
              "Each configuration ran into a fresh store (`results/scratch/bench_search/`), one family at a time, "
              "n_jobs=2 (the first searches ran with n_jobs=1 beside the SVM grid), on a machine shared with other "
              "jobs (times are indicative). Selection: the grid by nested "
-             "CV (the table's rule), a search by its own rule inside the inner folds (`randml_core.search.select`); "
+             "CV (the table's rule), a search by its own rule inside the inner folds (`randml_core.report.comparison.search_select`); "
              "score: mean outer-fold GMean of the selected settings (10 outer folds x 1 repeat, 2 inner folds). "
              "Task CPU = summed `task_seconds` (each task on one BLAS thread); process CPU = the run's whole process "
              "tree (start-up and the searches' re-planning rounds included). Cells = stored cells of the run. SVM ran "

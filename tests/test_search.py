@@ -13,7 +13,8 @@ from randml_core.config import ConfigError, _model_variants
 from randml_core.protocol import derive_seed
 from randml_core.results import compose_spec, load, trace
 from randml_core.runner import VOLATILE_COLUMNS, _run_round, make_plan, run
-from randml_core.search import draw, halving_levels, select
+from randml_core.report.comparison import search_select as select
+from randml_core.search import draw, halving_levels
 from randml_core.store import Store
 
 REPO = Path(__file__).resolve().parent.parent

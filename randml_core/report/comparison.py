@@ -115,3 +115,10 @@ def paired_section(frame: pd.DataFrame, metric: str, model_a: str, model_b: str,
                 else "one dataset, no adjustment")
     return (head + f"\nmean_diff = {model_a} - {model_b} ({metric}); better = the sign of mean_diff only; "
             f"significant: p_holm < alpha = {alpha:g} ({adjusted}).\n\n" + frame_markdown(shown) + "\n")
+
+
+def search_select(frame, metric: str, nested: bool):
+    """Per (dataset, model) of search models: the search's selection (:data:`randml_core.search.RULE`: the best
+    mean over the last rung) as the report tables' summary rows; ``metric`` lower-is-better aware."""
+    from ..search import last_rung_rows
+    return selected(last_rung_rows(frame, nested), metric, "nested" if nested else "best_mean")

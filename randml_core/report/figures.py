@@ -60,3 +60,21 @@ def save(fig: plt.Figure, stem: str | Path, out=None) -> list[Path]:
                                 metadata={"CreationDate": None, "ModDate": None, "Producer": None})]
     finally:
         plt.close(fig)
+
+
+def plot_search_trace(trace, stem, out=None, title: str = "") -> list:
+    """Best-so-far (mean over scopes) against the cells a scope spent, one line per search model; PNG and PDF
+    through :func:`save`. [] without a trace (:func:`randml_core.search.trace_frame`)."""
+    if not len(trace):
+        return []
+    fig, ax = plt.subplots(figsize=(6.0, 3.6))
+    for model, g in trace.groupby("model", sort=False):
+        curve = g.groupby("trial").agg(cells=("cells_so_far", "mean"), best=("best_so_far", "mean"))
+        ax.plot(curve["cells"], curve["best"], marker=".", lw=1.2, label=f"{model} ({g['kind'].iloc[0]})")
+    ax.set_xlabel("cells spent per search scope (mean over scopes)")
+    ax.set_ylabel(f"best {trace['metric'].iloc[0]} so far (mean over scopes)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    ax.set_title(title or "search: best so far vs budget", fontsize=10)
+    fig.tight_layout()
+    return save(fig, stem, out)

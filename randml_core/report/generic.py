@@ -83,9 +83,10 @@ def _dataset_features(frame, spec, ctx) -> list[str]:
 
 def search_picks(pick: pd.DataFrame, frame: pd.DataFrame, metric: str, spec) -> pd.DataFrame:
     """``pick`` with the entries of the models that have a ``search:`` block replaced by their search's own
-    selection (:func:`randml_core.search.select`: the best mean over the last rung, inside the inner folds
-    with nested CV), in both tables: such a model has no full grid for the other rule to read."""
-    from ..search import is_search, select
+    selection (:func:`randml_core.report.comparison.search_select`: the best mean over the last rung, inside the
+    inner folds with nested CV), in both tables: such a model has no full grid for the other rule to read."""
+    from ..search import is_search
+    from .comparison import search_select as select
     searched = [v.name for v in spec.variants if is_search(v)]
     if not searched or not len(frame):
         return pick
@@ -106,7 +107,8 @@ def search_footer(spec) -> list[str]:
 def search_trace_figure(ctx) -> list:
     """``figures/<experiment>_search.{png,pdf}``: best so far vs cells spent per scope, for the searched models."""
     from ..rows import search_trace as trace_of
-    from ..search import is_search, plot_trace
+    from ..search import is_search
+    from .figures import plot_search_trace as plot_trace
     if not any(is_search(v) for v in ctx.spec.variants) or not len(ctx.frame):
         return []
     trace = trace_of(ctx.spec, ctx.store_dir)
