@@ -118,6 +118,43 @@ def _distribution(node, where: str, as_values):
     return dist, [low, high]
 
 
+def _checked_space(raw, where: str, grid: dict, valid, as_values, check_value) -> dict:
+    """``search.space`` checked against the estimator (names, constraints), the grid's axes joined as choices."""
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}search.space must map parameters to distributions, got {raw!r}")
+    space = {}
+    for p, dist in raw.items():
+        if p not in valid:
+            raise ConfigError(f"{where}search.space.{p} is not a parameter of the model; "
+                              f"{did_you_mean(p, valid)}valid: {', '.join(sorted(valid))}")
+        if p in grid:
+            raise ConfigError(f"{where}grid.{p} and {where}search.space.{p} both set {p}: keep one (a grid axis "
+                              f"joins the search space as {{choice: [...]}})")
+        name, args = _distribution(dist, f"{where}search.space.{p}", as_values)
+        for v in args:
+            check_value(p, int(v) if name == "int" else v)
+        space[p] = {name: args}
+    for p, values in grid.items():
+        space[p] = {"choice": list(values)}
+    return space
+
+
+def _checked_budget(budget, where: str, kind: str) -> dict:
+    """``budget:`` as ``{"settings": int}`` or ``{"cpu_seconds": float}`` (the latter for sequential searches)."""
+    if not isinstance(budget, dict) or len(budget) != 1 or next(iter(budget)) not in BUDGET_KEYS:
+        raise ConfigError(f"{where}budget={budget!r} is invalid: give one of {{settings: N}} or "
+                          "{cpu_seconds: S}")
+    (bkey, bval), = budget.items()
+    if bkey == "settings" and (isinstance(bval, bool) or not isinstance(bval, int) or bval < 1):
+        raise ConfigError(f"{where}budget.settings={bval!r} is invalid: an integer >= 1")
+    if bkey == "cpu_seconds" and (isinstance(bval, bool) or not isinstance(bval, (int, float)) or bval <= 0):
+        raise ConfigError(f"{where}budget.cpu_seconds={bval!r} is invalid: a number of seconds > 0")
+    if bkey == "cpu_seconds" and kind not in ("halving", "optuna"):
+        raise ConfigError(f"{where}budget.cpu_seconds needs a sequential search (search.kind: halving or optuna; "
+                          f"this one is {kind}); for {kind} give budget: {{settings: N}}")
+    return {bkey: float(bval) if bkey == "cpu_seconds" else int(bval)}
+
+
 def check_search(m: dict, where: str, grid: dict, valid, as_values, check_value) -> dict | None:
     """The ``search:`` and ``budget:`` blocks of model config ``m`` as a plain dict, or None when the model is
     a plain grid. ``grid``: its checked grid axes; ``valid``: its estimator's parameter names; ``as_values``:
@@ -137,36 +174,8 @@ def check_search(m: dict, where: str, grid: dict, valid, as_values, check_value)
     if kind not in KINDS:
         raise ConfigError(f"{where}search.kind={kind!r} is unknown; {did_you_mean(str(kind), KINDS)}"
                           f"choose one of {', '.join(KINDS)}")
-    space = {}
-    raw = node.get("space") or {}
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{where}search.space must map parameters to distributions, got {raw!r}")
-    for p, dist in raw.items():
-        if p not in valid:
-            raise ConfigError(f"{where}search.space.{p} is not a parameter of the model; "
-                              f"{did_you_mean(p, valid)}valid: {', '.join(sorted(valid))}")
-        if p in grid:
-            raise ConfigError(f"{where}grid.{p} and {where}search.space.{p} both set {p}: keep one (a grid axis "
-                              f"joins the search space as {{choice: [...]}})")
-        name, args = _distribution(dist, f"{where}search.space.{p}", as_values)
-        for v in (args if name == "choice" else args):
-            check_value(p, int(v) if name == "int" else v)
-        space[p] = {name: args}
-    for p, values in grid.items():
-        space[p] = {"choice": list(values)}
-    if budget is not None:
-        if not isinstance(budget, dict) or len(budget) != 1 or next(iter(budget)) not in BUDGET_KEYS:
-            raise ConfigError(f"{where}budget={budget!r} is invalid: give one of {{settings: N}} or "
-                              "{cpu_seconds: S}")
-        (bkey, bval), = budget.items()
-        if bkey == "settings" and (isinstance(bval, bool) or not isinstance(bval, int) or bval < 1):
-            raise ConfigError(f"{where}budget.settings={bval!r} is invalid: an integer >= 1")
-        if bkey == "cpu_seconds" and (isinstance(bval, bool) or not isinstance(bval, (int, float)) or bval <= 0):
-            raise ConfigError(f"{where}budget.cpu_seconds={bval!r} is invalid: a number of seconds > 0")
-        if bkey == "cpu_seconds" and kind not in ("halving", "optuna"):
-            raise ConfigError(f"{where}budget.cpu_seconds needs a sequential search (search.kind: halving or optuna; "
-                              f"this one is {kind}); for {kind} give budget: {{settings: N}}")
-        budget = {bkey: float(bval) if bkey == "cpu_seconds" else int(bval)}
+    space = _checked_space(node.get("space") or {}, where, grid, valid, as_values, check_value)
+    budget = _checked_budget(budget, where, kind) if budget is not None else None
     n = node.get("n")
     if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
         raise ConfigError(f"{where}search.n={n!r} is invalid: an integer >= 1 (settings to evaluate)")
