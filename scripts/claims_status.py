@@ -96,12 +96,12 @@ def rows() -> list[tuple[str, dict | None, dict | None, dict | None, int | None,
         if ref is None:
             out.append((paper, counts(data, paper) if data else None, counts(data, paper) if data else None, now,
                     no_real(data) if data else None,
-                        "rules unchanged by issues 17 and 31" if now else f"no {path} yet"))
+                        "rules unchanged since the first rules" if now else f"no {path} yet"))
             continue
         old = _git_json(old_path, ref)
         split = bool(now) and "undecidable here" in now
         out.append((paper, counts(old, paper) if old else None, mid, now, no_real(data) if data else None,
-                    f"before: {old_path} at {ref}; issue 17 rules: at {ISSUE17}" + (
+                    f"first rules: {old_path} at {ref}; rules with uncertainty: at {ISSUE17}" + (
                         "" if split or not now else f"; now: {path} predates the 'undecidable here' label (held / "
                         "not held / inconclusive / not tested)")))
     return out
@@ -112,8 +112,9 @@ def _fmt(c: dict | None) -> str:
 
 
 def table() -> str:
-    lines = ["| paper | before issue 17: held / not held / inconclusive / not tested | issue 17 rules | now (real data "
-             "only): held / not held / inconclusive / undecidable here / not tested | claims resting on no real data | source |", "|---|---|---|---|---|---|"]
+    lines = ["| paper | first rules: held / not held / inconclusive / not tested | rules with uncertainty (2026-11-25) | now "
+             "(real data only; rules of 2026-11-27): held / not held / inconclusive / undecidable here / not tested | "
+             "claims resting on no real data | source |", "|---|---|---|---|---|---|"]
     lines += [f"| {p} | {_fmt(b)} | {_fmt(m)} | {_fmt(a)} | {'-' if n is None else n} | {note} |"
               for p, b, m, a, n, note in rows()]
     return "\n".join(lines)
