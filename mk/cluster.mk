@@ -1,4 +1,4 @@
-# Beyond one machine (README "Run on a cluster"): the Hydra launchers of the `cluster` extra.
+# Beyond one machine (docs/cluster.md): the Hydra launchers of the `cluster` extra.
 .PHONY: cluster
 
 # Install hydra-submitit-launcher and hydra-joblib-launcher into the venv (SLURM and local sweeps).

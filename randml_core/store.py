@@ -1,6 +1,6 @@
 """The result store: a directory of parquet part files, one per finished task, never rewritten.
 
-What it promises (README "Guarantees"; tests/test_store_faults.py and tests/test_store_trust.py prove each):
+What it promises (docs/guarantees.md; tests/test_store_faults.py and tests/test_store_trust.py prove each):
 
 - **Atomic parts.** A part is written to a temp file (``.part-….parquet.<kernel>.tmp``) that its writer
   holds locked (``flock``) until it is renamed into place; a killed run leaves a whole part or an

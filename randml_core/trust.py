@@ -1,4 +1,4 @@
-"""The trust model: what a config or a dataset card may make randml do (README "Trust").
+"""The trust model: what a config or a dataset card may make randml do (docs/guarantees.md "Trust").
 
 Configs (experiments, models, profiles, overrides) and dataset cards are *data*. Reading them never
 runs code that they choose:
@@ -100,7 +100,7 @@ def check_plugin_module(module: str, where: str, config_dirs=()) -> None:
         raise ConfigError(
             f"{where}={module!r} is not a randml plug-in module, so a config may not import it; fix: put the module "
             "in your --config-dir (on the Python path), or declare your package in the entry point group "
-            "'randml.benchmarks' (README \"Trust\", CONTRIBUTING)")
+            "'randml.benchmarks' (docs/guarantees.md, \"Trust\", CONTRIBUTING)")
 
 
 def _target_allowed_module(path: str) -> bool:
@@ -174,7 +174,7 @@ def check_target_node(node: dict, where: str) -> list[str]:
         if not _target_allowed_module(target):
             raise ConfigError(
                 f"{key}._target_={target!r} is refused: the standard library has no estimator, and a config never "
-                "calls its functions (configs are data; README \"Trust\"); fix: name an estimator class")
+                "calls its functions (configs are data; docs/guarantees.md, \"Trust\"); fix: name an estimator class")
         try:
             obj = _resolve(target)
         except (ImportError, AttributeError) as exc:
@@ -186,7 +186,7 @@ def check_target_node(node: dict, where: str) -> list[str]:
             raise ConfigError(
                 f"{key}._target_={target!r} is refused: it is {kind} but not an estimator class (a class with fit "
                 f"and get_params) nor one of the factories {', '.join(sorted(FACTORIES))}; configs are data and "
-                "never run code (README \"Trust\")")
+                "never run code (docs/guarantees.md, \"Trust\")")
         targets.append(target)
         canonical = f"{getattr(obj, '__module__', '')}.{getattr(obj, '__qualname__', '')}"
         if canonical != target:  # Hydra also checks the resolved object's own name (sklearn.compose._column_...)

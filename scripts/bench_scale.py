@@ -1,4 +1,4 @@
-"""Several runs on one store (README "Run on a cluster"): wall times and duplicated tasks.
+"""Several runs on one store (docs/cluster.md): wall times and duplicated tasks.
 
 Scenarios on one small config (default ``experiment=smoke protocol.repeats=5``: 2 datasets, 30 tasks,
 720 cells), each into a fresh store:

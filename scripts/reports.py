@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FRAMES = ROOT / "results" / "frames"
 PY = sys.executable
 
-#: committed files that a rebuild does not reproduce byte for byte, and why (README "Reproducing the results")
+#: committed files that a rebuild does not reproduce byte for byte, and why (docs/reproducing.md)
 MACHINE_DEPENDENT = {
     "tables/bench_*": "benchmarks: timings of the machine that ran them (make bench)",
     "figures/bench_*": "benchmark figures (make bench)",
