@@ -108,3 +108,35 @@ def test_randml_test_cli(cli_env):
     r = subprocess.run([sys.executable, "-m", "randml_core.cli", "test", "no-such-benchmark"], capture_output=True,
                        text=True, env=cli_env, timeout=120)
     assert r.returncode == 2 and "no installed benchmark named 'no-such-benchmark'" in r.stderr
+
+
+def test_the_contributing_report_example_runs_as_written(tmp_path):
+    """CONTRIBUTING's worked report module, executed on a hand-built frame through a real ArtefactSet: the mean
+    of each (dataset, model) at the inner-fold selection."""
+    import re
+    import types
+    from pathlib import Path
+
+    import pandas as pd
+
+    from randml_core.artefacts import ArtefactSet
+    text = (Path(__file__).resolve().parents[1] / "CONTRIBUTING.md").read_text()
+    code = re.search(r"A worked example, `toybench/report.py`:\n\n```python\n(.*?)```", text, re.S).group(1)
+    module = types.ModuleType("toybench_report")
+    exec(code, module.__dict__)  # noqa: S102 - the documented example, as an author writes it
+    assert module.CONTEXT_ONLY is True
+    rows = []
+    for fold in range(2):
+        for params, inner_acc, outer_acc in (('{"C": 1}', 0.9, 0.80 + 0.1 * fold), ('{"C": 2}', 0.7, 0.5)):
+            rows += [{"dataset": "d", "model": "m", "params_json": params, "repeat": 0, "fold": fold, "inner_fold": i,
+                      "status": "ok", "converged": True, "accuracy": inner_acc} for i in (0, 1)]
+            rows.append({"dataset": "d", "model": "m", "params_json": params, "repeat": 0, "fold": fold,
+                         "inner_fold": -1, "status": "ok", "converged": True, "accuracy": outer_acc})
+    with ArtefactSet(tmp_path, "toy", code_version="test") as out:
+        ctx = types.SimpleNamespace(frame=pd.DataFrame(rows), results_dir=tmp_path, artefacts=out,
+                                    spec=types.SimpleNamespace(name="toy"))
+        paths = module.build(ctx)
+    table = pd.read_csv(paths[0])
+    assert table.to_dict("records") == [{"dataset": "d", "model": "m", "mean": pytest.approx(0.85),
+                                         "std": pytest.approx(0.0707107), "size": 2}]  # C=1 picked on both folds
+    assert (tmp_path / "tables" / "toy.md").read_text().split()[:3] == ["dataset", "model", "mean"]
