@@ -1,7 +1,10 @@
 """``python -m randml_core.site build | check`` (``make site`` / ``make site-check``).
 
 build: write results/site/ (index.html, one page per paper, datasets.html); ``--benchmark KEY --results DIR``
-builds the pages of your own benchmark from DIR/tables and DIR/figures instead.
+builds the pages of your own benchmark from DIR/tables and DIR/figures instead, with a datasets page from the
+dataset cards its experiments use (``--config-dir``: your config dir) and code versions from the report's
+sidecars (DIR/tables/*.meta.json).
+Needs markdown-it-py (the ``site`` extra: pip install 'randml[site]').
 check: build, then check every link and image, load every page in headless Chromium (no console
 errors, images decode, tables sort) and write results/site/screenshots/<page>.png.
 """
@@ -14,7 +17,6 @@ from pathlib import Path
 
 from ..plugins import Benchmark
 from ..provenance import REPO_ROOT
-from .build import build_site
 from .check import CHROMIUM, check_browser, check_static
 
 
@@ -30,8 +32,15 @@ def main(argv: list[str] | None = None) -> int:
                     help="a page for your own benchmark: the artefacts RESULTS/tables/KEY* and RESULTS/figures/KEY* "
                          "(repeatable; default: the installed benchmarks' pages)")
     ap.add_argument("--config-dir", action="append", type=Path, default=[], metavar="DIR",
-                    help="your config dir, for the page's experiments (repeatable)")
+                    help="your config dir, for the page's experiments and their datasets (repeatable)")
     args = ap.parse_args(argv)
+    try:
+        from .build import build_site
+    except ModuleNotFoundError as exc:  # markdown-it-py (the `site` extra): the message names the install command
+        if exc.name not in ("markdown_it", "mdurl"):
+            raise
+        print(f"python -m randml_core.site: {exc}", file=sys.stderr)
+        return 2
     out = args.out or args.results / "site"
     t0 = time.time()
     own = [Benchmark(key=k, short=k, title=k) for k in args.benchmark] if args.benchmark else None

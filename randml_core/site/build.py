@@ -7,10 +7,20 @@ from disk in a browser without a server or network. The site draws one figure of
 CD diagram, a datasets x models heatmap of the table's ranks (``heatmaps/<table>_heatmap.png``,
 :mod:`.heatmap`). Every file is written atomically, and a page or heatmap the build no longer makes is
 removed. The output depends only on the inputs (no timestamps).
+
+A page carries what its benchmark has: a Claims section only beside a claims report, the published numbers
+and the paper's wording only for a benchmark with published numbers, a claims report or authors (the five
+papers); statistics as the number of datasets allows (:mod:`.stats_fit`). A user's own benchmark
+(``--benchmark KEY``) gets a datasets page built from the dataset cards its experiments use
+(:mod:`.datasets`) instead of the repository's catalogue, and its artefacts' code versions from the report's
+sidecars (``tables/*.meta.json``). The papers' pages never read the sidecars: they are gitignored, and the
+committed site is built from committed files only.
 """
 from __future__ import annotations
 
+import hashlib
 import html
+import json
 import os
 from pathlib import Path
 
@@ -20,9 +30,11 @@ from ..paths import shipped_config_dirs
 from ..provenance import REPO_ROOT
 from ..results import make_target
 from . import assets, heatmap
+from .datasets import DatasetInfo, benchmark_datasets
 from .files import write_bytes, write_text
 from .mdrender import badge, render, render_inline, section_of, tables_after_heading
 from .papers import PAPERS, Artefacts, Paper, published, artefacts, code_versions, experiments, siblings
+from .stats_fit import fit_stats, unfit_figures
 
 CSV_ROWS_SHOWN = 400  # a data CSV with more rows is linked, not shown
 LEADERBOARD = "leaderboard"  # the cross-paper experiment (conf/experiment/leaderboard.yaml): a page of its own
@@ -47,6 +59,8 @@ class Site:
         self.experiments = sorted(found.values(), key=lambda e: e.name)
         self.leaderboard = leaderboard_artefacts(self.results)
         self.heatmaps: dict[str, bytes] = {}  # file name in HEATMAPS -> PNG, filled while the pages are made
+        self._datasets: tuple[list[DatasetInfo], list[str]] | None = None  # a user's benchmarks' datasets
+        self._sidecars: dict[Path, tuple[str, Path, str]] | None = None  # artefact -> (version, sidecar, sha256)
 
     # -- helpers ---------------------------------------------------------------------------------
     def href(self, path: Path) -> str:
@@ -58,6 +72,64 @@ class Site:
 
     def md(self, path: Path, demote: int = 2, **kw) -> str:
         return render(path.read_text(errors="replace"), self.out, path.parent, demote, **kw)
+
+    def stats_md(self, path: Path) -> str:
+        """A statistics file, each comparison shown as far as its number of datasets allows (:mod:`.stats_fit`)."""
+        return render(fit_stats(path.read_text(errors="replace")), self.out, path.parent, 2)
+
+    @staticmethod
+    def unfit(stats: list[Path]) -> dict[Path, str]:
+        """The figures of ``stats``' comparisons on too few datasets, with why they are not shown."""
+        out: dict[Path, str] = {}
+        for path in stats:
+            out.update(unfit_figures(path.read_text(errors="replace"), path.parent))
+        return out
+
+    def figures(self, paths: list[Path], unfit: dict[Path, str]) -> list[str]:
+        """Each figure, or for a diagram over too few datasets one line with its files and why."""
+        out = []
+        for path in paths:
+            why = unfit.get(path.resolve())
+            if why is None:
+                out.append(self.figure(path))
+                continue
+            links = " ".join(f'<a href="{self.href(q)}">{esc(q.suffix[1:])}</a>' for q in siblings(path))
+            out.append(f'<p class="placeholder unfit" id="{esc(path.stem)}">{esc(path.stem)} ({links}): '
+                       f"{esc(why)}</p>")
+        return out
+
+    def sidecars(self) -> dict[Path, tuple[str, Path, str]]:
+        """Every artefact a report's sidecar (``tables/*.meta.json``) names: (its code version, the sidecar, the
+        sha256 the sidecar recorded). Read for a user's benchmark only (see the module docstring)."""
+        if self._sidecars is None:
+            self._sidecars = {}
+            tables = self.results / "tables"
+            for meta in sorted(tables.glob("*.meta.json")) if self.own and tables.is_dir() else []:
+                try:
+                    data = json.loads(meta.read_text())
+                except (OSError, ValueError):
+                    continue
+                version = data.get("generated_by") if isinstance(data, dict) else None
+                files = data.get("files") if isinstance(data, dict) else None
+                if not isinstance(version, str) or not isinstance(files, dict):
+                    continue
+                for rel, sha in files.items():
+                    self._sidecars[(self.results / rel).resolve()] = (version, meta, str(sha))
+        return self._sidecars
+
+    def versions(self, path: Path) -> str:
+        """The code versions cell of an artefact: what the file names, else what its report's sidecar records
+        (with the sidecar's name; marked when the file changed since), else "-"."""
+        named = ", ".join(code_versions(path))
+        if named:
+            return esc(named)
+        found = self.sidecars().get(path.resolve())
+        if found is None:
+            return "-"
+        version, meta, sha = found
+        if hashlib.sha256(path.read_bytes()).hexdigest() != sha:
+            return f"- (changed since <code>{esc(meta.name)}</code> recorded {esc(version)})"
+        return f'{esc(version)} (<a href="{self.href(meta)}">{esc(meta.name)}</a>)'
 
     def figure(self, path: Path) -> str:
         """A figure with links to its formats; a CD diagram gets the heatmap of its table beside it."""
@@ -96,12 +168,19 @@ class Site:
 <main>
 {body}
 </main>
-<footer><div class="wrap">Generated by <code>make site</code> (randml_core.site) from
-<code>results/tables</code>, <code>results/figures</code> and <code>datasets/README.md</code>. Static files with
+<footer><div class="wrap">{self.footer()} Static files with
 relative links: no server, no network. Click a table header to sort.</div></footer>
 </body>
 </html>
 """
+
+    def footer(self) -> str:
+        if self.own:
+            return ("Generated by <code>python -m randml_core.site</code> from the <code>tables</code> and "
+                    "<code>figures</code> folders of the results directory and the dataset cards of the "
+                    "experiments.")
+        return ("Generated by <code>make site</code> (randml_core.site) from\n<code>results/tables</code>, "
+                "<code>results/figures</code> and <code>datasets/README.md</code>.")
 
     def csv_table(self, path: Path, max_rows: int = CSV_ROWS_SHOWN) -> str:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)
@@ -112,21 +191,40 @@ relative links: no server, no network. Click a table header to sort.</div></foot
                 "</details>")
 
     # -- pages -----------------------------------------------------------------------------------
+    def is_paper(self, paper: Paper) -> bool:
+        """A reproduction of a paper (its authors, a claims report or published numbers), not only a benchmark:
+        its page speaks of "the paper" and keeps a Benchmarks section even when empty."""
+        published = published_values(paper)
+        return bool(paper.authors or self.arts[paper.key].claims or (published is not None and published.exists()))
+
     def paper_page(self, paper: Paper) -> str:
         a = self.arts[paper.key]
-        parts = [f"<h1>{esc(paper.title)}</h1>",
-                 f'<p class="lead">{esc(paper.authors)}. Our reproduction: every artefact in <code>results/</code> '
-                 f"for this paper, the published numbers beside ours where the paper gives them.</p>",
-                 '<nav class="toc"><a href="#claims">Claims</a><a href="#tables">Tables</a>'
-                 '<a href="#figures">Figures</a><a href="#statistics">Statistics</a>'
-                 '<a href="#benchmarks">Benchmarks</a><a href="#provenance">Provenance</a></nav>']
-        parts.append('<h2 id="claims">Claims</h2>')
-        parts.append(f"<p>The paper's claims as our run decides them: {badge('held')} {badge('not held')} "
-                     f"{badge('inconclusive')} (no significant difference either way) {badge('undecidable here')} (inconclusive, and the "
-                     f"rule could not have said held on data of this size) {badge('not tested')} (each report states the rule that decided each claim; "
-                     f"{badge('substitute')} marks data standing in for a set that is not available here).</p>")
-        if not a.claims:
-            parts.append('<p class="placeholder">No claims report in results/tables yet.</p>')
+        is_paper = self.is_paper(paper)
+        noun = "paper" if is_paper else "benchmark"
+        published = published_values(paper)
+        published = published if published is not None and published.exists() else None
+        sections = [*([("claims", "Claims")] if a.claims else []), ("tables", "Tables"), ("figures", "Figures"),
+                    ("statistics", "Statistics"),
+                    *([("benchmarks", "Benchmarks")] if is_paper or a.bench or a.bench_data else []),
+                    ("provenance", "Provenance")]
+        if is_paper:
+            authors = f"{esc(paper.authors)}. " if paper.authors else ""
+            lead = (f"{authors}Our reproduction: every artefact in <code>results/</code> for this paper"
+                    + (", the published numbers beside ours where the paper gives them." if published or a.claims
+                       else "."))
+        else:
+            lead = (f"Every artefact of the benchmark <code>{esc(paper.key)}</code> in the results directory "
+                    f"(<code>tables/{esc(paper.key)}*</code>, <code>figures/{esc(paper.key)}*</code>): its tables, "
+                    "figures, statistics over datasets and provenance; its datasets are on the "
+                    '<a href="datasets.html">Datasets</a> page.')
+        parts = [f"<h1>{esc(paper.title)}</h1>", f'<p class="lead">{lead}</p>',
+                 '<nav class="toc">' + "".join(f'<a href="#{k}">{t}</a>' for k, t in sections) + "</nav>"]
+        if a.claims:
+            parts.append('<h2 id="claims">Claims</h2>')
+            parts.append(f"<p>The paper's claims as our run decides them: {badge('held')} {badge('not held')} "
+                         f"{badge('inconclusive')} (no significant difference either way) {badge('undecidable here')} (inconclusive, and the "
+                         f"rule could not have said held on data of this size) {badge('not tested')} (each report states the rule that decided each claim; "
+                         f"{badge('substitute')} marks data standing in for a set that is not available here).</p>")
         for path in a.claims:
             parts.append(f'<article class="artefact claims">{self.files_line(path)}{self.md(path)}</article>')
         parts.append('<h2 id="tables">Tables</h2>')
@@ -137,32 +235,32 @@ relative links: no server, no network. Click a table header to sort.</div></foot
             body = self.csv_table(path) if path.suffix == ".csv" else ""
             parts.append(f'<article class="artefact" id="{esc(path.stem)}"><h3>{esc(path.name)}</h3>'
                          f"{self.files_line(path, 'data')}{body}</article>")
-        published = published_values(paper)
-        if published is not None and published.exists():
+        if published is not None:
             parts.append(f'<article class="artefact" id="published"><h3>Published numbers (the paper)</h3>'
                          f"<p>The values typed in from the paper; the tables above put them beside ours.</p>"
                          f"{self.files_line(published, 'data')}{self.csv_table(published)}</article>")
         if not (a.tables or a.data):
             parts.append('<p class="placeholder">No tables in results/tables yet.</p>')
         parts.append('<h2 id="figures">Figures</h2>')
-        parts += [self.figure(path) for path in a.figures]
+        parts += self.figures(a.figures, self.unfit(a.stats))
         if not a.figures:
-            parts.append('<p class="placeholder">No figures for this paper.</p>')
+            parts.append(f'<p class="placeholder">No figures for this {noun}.</p>')
         parts.append('<h2 id="statistics">Statistics</h2>')
         if a.stats:
             for path in a.stats:
-                parts.append(f'<article class="artefact stats">{self.files_line(path)}{self.md(path)}</article>')
+                parts.append(f'<article class="artefact stats">{self.files_line(path)}{self.stats_md(path)}</article>')
         else:
             parts.append(f'<p class="placeholder">No statistics yet: this section shows '
                          f"<code>results/tables/{esc(paper.key)}_*_stats.md</code> once the statistics module "
                          "writes them.</p>")
-        parts.append('<h2 id="benchmarks">Benchmarks</h2>')
-        for path in a.bench:
-            parts.append(f'<article class="artefact">{self.files_line(path)}{self.md(path)}</article>')
-        for path in a.bench_data:
-            parts.append(f'<p class="files">data: <a href="{self.href(path)}">{esc(path.name)}</a></p>')
-        if not (a.bench or a.bench_data):
-            parts.append('<p class="placeholder">No benchmark for this paper.</p>')
+        if any(k == "benchmarks" for k, _ in sections):
+            parts.append('<h2 id="benchmarks">Benchmarks</h2>')
+            for path in a.bench:
+                parts.append(f'<article class="artefact">{self.files_line(path)}{self.md(path)}</article>')
+            for path in a.bench_data:
+                parts.append(f'<p class="files">data: <a href="{self.href(path)}">{esc(path.name)}</a></p>')
+            if not (a.bench or a.bench_data):
+                parts.append(f'<p class="placeholder">No benchmark for this {noun}.</p>')
         parts.append('<h2 id="provenance">Provenance</h2>' + self.provenance(paper, a))
         return self.page(f"{paper.key}.html", paper.short, "\n".join(parts))
 
@@ -185,11 +283,11 @@ relative links: no server, no network. Click a table header to sort.</div></foot
         parts += [f'<article class="artefact" id="{esc(p.stem)}">{self.files_line(p)}{self.md(p)}</article>'
                   for p in a.tables]
         parts.append('<h2 id="statistics">Statistics</h2>')
-        parts += [f'<article class="artefact stats">{self.files_line(p)}{self.md(p)}</article>' for p in a.stats]
+        parts += [f'<article class="artefact stats">{self.files_line(p)}{self.stats_md(p)}</article>' for p in a.stats]
         if not a.stats:
             parts.append('<p class="placeholder">No statistics: the report writes them with the tables.</p>')
         parts.append('<h2 id="figures">Figures</h2>')
-        parts += [self.figure(p) for p in a.figures]
+        parts += self.figures(a.figures, self.unfit(a.stats))
         parts.append('<h2 id="compute">Compute</h2>')
         parts += [f'<article class="artefact">{self.files_line(p)}{self.md(p)}</article>' for p in a.bench]
         if not a.bench:
@@ -198,33 +296,42 @@ relative links: no server, no network. Click a table header to sort.</div></foot
         if config is not None:
             parts.append(f'<p>Config: <a href="{self.href(config.config)}">{esc(config.config.name)}</a> '
                          "(datasets, models, grids and why each is there, in its header comment).</p>")
-        rows = [f'<tr><td><a href="{self.href(p)}">{esc(p.name)}</a></td><td>{esc(", ".join(v)) or "-"}</td></tr>'
-                for p in a.all() for v in [code_versions(p)] if p.suffix != ".png"]
+        rows = [f'<tr><td><a href="{self.href(p)}">{esc(p.name)}</a></td><td>{self.versions(p)}</td></tr>'
+                for p in a.all() if p.suffix != ".png"]
         parts.append('<div class="scroll"><table class="sortable"><thead><tr><th>artefact</th><th>code version</th>'
                      "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>")
         return self.page("leaderboard.html", "Leaderboard", "\n".join(parts))
 
+    def experiments_of(self, paper: Paper) -> list:
+        """The experiment configs of a benchmark: ``experiment.paper`` one of its ``config_names``; for a user's
+        benchmark also the experiment named like it or naming it as its paper."""
+        return [e for e in self.experiments
+                if e.paper in paper.config_names or (self.own and paper.key in (e.name, e.paper))]
+
     def provenance(self, paper: Paper, a: Artefacts) -> str:
+        noun = "paper" if self.is_paper(paper) else "benchmark"
         out = ["<h3>Experiments and how to rerun them</h3>"]
         rows = []
-        for e in self.experiments:
-            if e.paper in paper.config_names or (self.own and e.name == paper.key):
-                target = make_target(e.name)
-                rows.append(f"<tr><td>{esc(e.name)}</td><td>{'<code>make ' + esc(target) + '</code>' if target else '-'}"
-                            f"</td><td><code>randml run{esc(self.config_dir_arg(e))} experiment={esc(e.name)}</code></td>"
-                            f'<td><a href="{self.href(e.config)}">{esc(e.config.name)}</a></td>'
-                            f"<td><code>{esc(e.report)}</code></td></tr>")
+        for e in self.experiments_of(paper):
+            target = make_target(e.name)
+            rows.append(f"<tr><td>{esc(e.name)}</td><td>{'<code>make ' + esc(target) + '</code>' if target else '-'}"
+                        f"</td><td><code>randml run{esc(self.config_dir_arg(e))} experiment={esc(e.name)}</code></td>"
+                        f'<td><a href="{self.href(e.config)}">{esc(e.config.name)}</a></td>'
+                        f"<td>{'<code>' + esc(e.report) + '</code>' if e.report else 'the generic report'}</td></tr>")
         out.append('<div class="scroll"><table class="sortable"><thead><tr><th>experiment</th><th>make target</th>'
                    "<th>command</th><th>config</th><th>report builder</th></tr></thead><tbody>"
                    + "".join(rows) + "</tbody></table></div>" if rows else
-                   '<p class="placeholder">No experiment config names this paper.</p>')
+                   f'<p class="placeholder">No experiment config names this {noun}.</p>')
+        sidecar = (" A file that names none shows the version its report's sidecar (<code>tables/*.meta.json</code>) "
+                   "records, with the sidecar's name; a file changed since the sidecar was written is marked."
+                   if self.own else "")
         out.append("<h3>Code versions named in the artefacts</h3><p>The git commit (first 10 hex digits; "
-                   "<code>+dirty</code> = uncommitted changes) each file says generated it.</p>")
-        rows = [f'<tr><td><a href="{self.href(p)}">{esc(p.name)}</a></td><td>{esc(", ".join(v)) or "-"}</td></tr>'
-                for p in a.all() for v in [code_versions(p)] if p.suffix != ".png"]
+                   f"<code>+dirty</code> = uncommitted changes) each file says generated it.{sidecar}</p>")
+        rows = [f'<tr><td><a href="{self.href(p)}">{esc(p.name)}</a></td><td>{self.versions(p)}</td></tr>'
+                for p in a.all() if p.suffix != ".png"]
         out.append('<div class="scroll"><table class="sortable"><thead><tr><th>artefact</th><th>code version</th>'
                    "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>")
-        out.append("<h3>Data sources</h3>" + self.data_sources(paper))
+        out.append("<h3>Data sources</h3>" + (self.card_sources(paper) if self.own else self.data_sources(paper)))
         return "\n".join(out)
 
     def config_dir_arg(self, e) -> str:
@@ -270,7 +377,84 @@ relative links: no server, no network. Click a table header to sort.</div></foot
                 + "".join(f"<th>{esc(h)}</th>" for h in show) + "</tr></thead><tbody>" + "".join(body)
                 + "</tbody></table></div>")
 
+    # -- a user's benchmark: its datasets from the cards its experiments use -------------------------
+    def own_datasets(self) -> tuple[list[DatasetInfo], list[str]]:
+        """The datasets of the user's benchmarks' experiments (:mod:`.datasets`), composed once per build."""
+        if self._datasets is None:
+            exps = []
+            for p in self.papers:
+                for e in self.experiments_of(p):
+                    d = e.config.resolve().parent.parent
+                    if (e.name, d) not in exps:
+                        exps.append((e.name, None if d in self.shipped else d))
+            self._datasets = benchmark_datasets(exps)
+        return self._datasets
+
+    def card_sources(self, paper: Paper) -> str:
+        """The provenance's data sources of a user's benchmark: its datasets, where each comes from, whether it
+        is here."""
+        names = {e.name for e in self.experiments_of(paper)}
+        infos = [i for i in self.own_datasets()[0] if names & set(i.experiments)]
+        if not infos:
+            return (f'<p class="placeholder">No dataset: no experiment config of {esc(paper.key)} composes with '
+                    'datasets (see the <a href="datasets.html">Datasets</a> page).</p>')
+        rows = "".join(f"<tr><td><a href=\"datasets.html#{esc(i.name)}\">{esc(i.name)}</a></td><td>{esc(i.kind)}</td>"
+                       f"<td>{self.here(i)}</td><td>{self.card_link(i)}</td></tr>" for i in infos)
+        return (f'<p>{len(infos)} dataset{"" if len(infos) == 1 else "s"}, described on the '
+                '<a href="datasets.html">Datasets</a> page.</p><div class="scroll"><table class="sortable"><thead><tr>'
+                "<th>dataset</th><th>source kind</th><th>here</th><th>card</th></tr></thead><tbody>" + rows
+                + "</tbody></table></div>")
+
+    @staticmethod
+    def here(i: DatasetInfo) -> str:
+        if i.here in ("offline", "cached"):
+            return esc(i.here)
+        return f'<span class="badge v-download">{esc(i.here)}</span>'
+
+    def card_link(self, i: DatasetInfo) -> str:
+        if i.card is None:
+            return "shipped with randml"
+        return f'<a href="{self.href(i.card)}">{esc(i.card.name)}</a>'
+
+    def own_datasets_page(self) -> str:
+        infos, problems = self.own_datasets()
+        keys = ", ".join(f"<code>{esc(p.key)}</code>" for p in self.papers)
+        parts = ["<h1>Datasets</h1>",
+                 f'<p class="lead">The datasets the experiments of {keys} use, from their dataset cards (as '
+                 "<code>randml run</code> composes the experiment). Size, classes and missing values come from the "
+                 "data as a run loads it when it is here without a download, else from the card's "
+                 "<code>expected</code> block.</p>"]
+        parts += [f'<p class="placeholder">Not composed: {esc(m)}</p>' for m in problems]
+        if not infos and not problems:
+            parts.append(f'<p class="placeholder">No experiment config of {keys} found: pass the config dir that holds '
+                         "<code>experiment/&lt;name&gt;.yaml</code> with <code>--config-dir</code>.</p>")
+        if not infos:
+            return self.page("datasets.html", "Datasets", "\n".join(parts))
+        head = ("dataset", "task", "size (rows x features)", "classes", "class counts", "missing values", "source",
+                "here")
+        rows = []
+        for i in infos:
+            sub = f" {badge('substitute')} for {esc(i.substitute_of)}" if i.substitute_of else ""
+            missing = "not checked" if i.missing is None else str(i.missing)
+            cells = [f'<a href="#{esc(i.name)}">{esc(i.name)}</a>{sub}', esc(i.task), esc(i.size), esc(i.classes),
+                     esc(i.counts) or "-", esc(missing), esc(i.kind), self.here(i)]
+            rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+        parts.append('<div class="scroll"><table class="sortable"><thead><tr>'
+                     + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr></thead><tbody>" + "".join(rows)
+                     + "</tbody></table></div>")
+        for i in infos:
+            facts = [("licence", esc(i.licence)), ("citation", esc(i.citation)),
+                     *([("notes", esc(i.notes))] if i.notes else []),
+                     ("card", self.card_link(i)),
+                     ("used by", ", ".join(f"<code>{esc(e)}</code>" for e in i.experiments)),
+                     ("size, classes and missing values from", esc(i.measured))]
+            parts.append(f'<article class="artefact" id="{esc(i.name)}"><h2>{esc(i.name)}</h2><ul>'
+                         + "".join(f"<li>{k}: {v}</li>" for k, v in facts) + "</ul></article>")
+        return self.page("datasets.html", "Datasets", "\n".join(parts))
+
     def datasets_page(self) -> str:
+        if self.own:
+            return self.own_datasets_page()
         if not self.catalogue.exists():
             body = '<h1>Datasets</h1><p class="placeholder">datasets/README.md is missing.</p>'
         else:
@@ -285,20 +469,27 @@ relative links: no server, no network. Click a table header to sort.</div></foot
 
     def index_page(self) -> str:
         rows = []
+        any_claims = not self.own or any(self.arts[p.key].claims for p in self.papers)
+        any_bench = not self.own or any(self.arts[p.key].bench for p in self.papers)
+        what = "paper" if not self.own or all(self.is_paper(p) for p in self.papers) else "benchmark"
         for p in self.papers:
             a = self.arts[p.key]
             claims = f'<a href="{p.key}.html#claims">{len(a.claims)} report</a>' if a.claims else "-"
-            rows.append(f'<tr><td><a href="{p.key}.html">{esc(p.short)}</a></td><td>{esc(p.title)}</td><td>{claims}</td>'
-                        f"<td>{len(a.tables) + len(a.data)}</td><td>{len(a.figures)}</td>"
-                        f"<td>{len(a.stats) or '-'}</td><td>{len(a.bench) or '-'}</td></tr>")
+            rows.append(f'<tr><td><a href="{p.key}.html">{esc(p.short)}</a></td><td>{esc(p.title)}</td>'
+                        + (f"<td>{claims}</td>" if any_claims else "")
+                        + f"<td>{len(a.tables) + len(a.data)}</td><td>{len(a.figures)}</td>"
+                        f"<td>{len(a.stats) or '-'}</td>" + (f"<td>{len(a.bench) or '-'}</td>" if any_bench else "")
+                        + "</tr>")
         readme = self.repo / "README.md"
-        status = section_of(readme.read_text(), "Status") if readme.exists() else ""
+        # the repository's Status section is about its papers: not on a user's benchmark's pages
+        status = section_of(readme.read_text(), "Status") if readme.exists() and not self.own else ""
         claimed = {q.resolve() for a in [*self.arts.values(), *([self.leaderboard] if self.leaderboard else [])]
                    for p in a.all() for q in siblings(p)}
         others = [p for d in ("tables", "figures") if (self.results / d).is_dir()
                   for p in sorted((self.results / d).iterdir())
                   if p.is_file() and not p.name.startswith(".") and published(p) and p.resolve() not in claimed]
         notebook = self.repo / "notebooks" / "explore_results.ipynb"
+        folder = esc(self.results.name) if self.own else "results"
         body = [
             "<h1>randml results</h1>",
             ('<p class="lead">Your benchmark: its tables, figures, statistics and provenance, one page each. '
@@ -307,9 +498,10 @@ relative links: no server, no network. Click a table header to sort.</div></foot
              "with the rule that decided them), its tables with the published numbers beside ours, its figures, "
              "statistics, benchmarks and provenance. ")
             + "These are static pages: open them from disk, no server needed.</p>",
-            '<h2 id="papers">Papers</h2><div class="scroll"><table class="sortable"><thead><tr><th>paper</th><th>title</th>'
-            "<th>claims</th><th>tables</th><th>figures</th><th>statistics</th><th>benchmarks</th></tr></thead><tbody>"
-            + "".join(rows) + "</tbody></table></div>",
+            f'<h2 id="{what}s">{what.title()}s</h2><div class="scroll"><table class="sortable"><thead><tr>'
+            f"<th>{what}</th><th>title</th>" + ("<th>claims</th>" if any_claims else "")
+            + "<th>tables</th><th>figures</th><th>statistics</th>" + ("<th>benchmarks</th>" if any_bench else "")
+            + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>",
         ]
         if status:
             body.append('<h2 id="status">Status</h2><p>From <code>README.md</code>: what is done and what could not be '
@@ -318,15 +510,18 @@ relative links: no server, no network. Click a table header to sort.</div></foot
                     + ('<li><a href="leaderboard.html">Cross-paper leaderboard</a>: every classifier of the papers and '
                        "the baselines on every offline classification set, one protocol, ranks and CD diagrams.</li>"
                        if self.leaderboard else "")
-                    + '<li><a href="datasets.html">Datasets</a>: the catalogue of every registered dataset, its source and '
-                    "substitutes.</li>"
+                    + ('<li><a href="datasets.html">Datasets</a>: the datasets of the experiments, from their dataset '
+                       "cards: task, size, classes, missing values, licence, citation, here or needs a download.</li>"
+                       if self.own else
+                       '<li><a href="datasets.html">Datasets</a>: the catalogue of every registered dataset, its source '
+                       "and substitutes.</li>")
                     + (f'<li><a href="{self.href(notebook)}">notebooks/explore_results.ipynb</a>: load, pivot, select, '
                        "plot and compare stored results yourself (<code>randml_core.results.load</code>).</li>"
                        if notebook.exists() else "")
-                    + f'<li>The files themselves: <a href="{self.href(self.results / "tables")}">results/tables</a>, '
-                    f'<a href="{self.href(self.results / "figures")}">results/figures</a>.</li></ul>')
+                    + f'<li>The files themselves: <a href="{self.href(self.results / "tables")}">{folder}/tables</a>, '
+                    f'<a href="{self.href(self.results / "figures")}">{folder}/figures</a>.</li></ul>')
         if others:
-            body.append('<h2 id="other">Other files</h2><p>Artefacts that belong to no paper page:</p><ul>'
+            body.append(f'<h2 id="other">Other files</h2><p>Artefacts that belong to no {what} page:</p><ul>'
                         + "".join(f'<li><a href="{self.href(p)}">{esc(p.parent.name)}/{esc(p.name)}</a></li>'
                                   for p in others) + "</ul>")
         return self.page("index.html", "Overview", "\n".join(body))

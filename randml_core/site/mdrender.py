@@ -20,8 +20,18 @@ import os
 import re
 from pathlib import Path
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+#: what to install when markdown-it-py is missing (the optional extra ``site`` in pyproject.toml; ``make`` installs
+#: ``dev``, which holds it)
+INSTALL = "pip install 'randml[site]' (in a source checkout: pip install -e '.[site]')"
+
+try:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
+except ModuleNotFoundError as exc:  # an optional dependency: say which extra brings it, not only the module name
+    if exc.name not in ("markdown_it", "mdurl"):
+        raise
+    raise ModuleNotFoundError(f"the results site needs markdown-it-py, which is not installed: {INSTALL}",
+                              name=exc.name) from None
 
 # (pattern, css class); longer phrases first so "not held" is never read as "held"
 VERDICTS = [("not tested", "v-not-tested"), ("not held", "v-not-held"), ("held", "v-held"),
