@@ -195,6 +195,8 @@ def _tabular(path: Path, src: dict, kind: str, where: str) -> TabularFileSource:
     target = _typed(path, f"{where}.target", src["target"], str, "a column name")
     drop = _str_list(path, f"{where}.drop", src.get("drop", []))
     sep = _typed(path, f"{where}.sep", src.get("sep", ","), str, "a separator string such as ',' or ';'")
+    if not sep:
+        raise _fail(path, f"{where}.sep is empty", "write sep: ',' (the default), sep: ';' or sep: \"\\t\" (a tab)")
     categorical = src.get("categorical")
     if categorical is not None:
         categorical = _str_list(path, f"{where}.categorical", categorical)
@@ -210,6 +212,11 @@ def _tabular(path: Path, src: dict, kind: str, where: str) -> TabularFileSource:
         raise _fail(path, f"cannot read the header of '{file}' as {kind} ({type(exc).__name__}: {exc})",
                     f"check the file, its format and {where}.sep") from exc
     missing = source.missing_columns(columns)
+    wrong_sep = source.separator_problem(columns, f"{where}.sep") if missing else None
+    if wrong_sep:
+        key = f"{where}.target" if target in missing else f"{where}.drop"
+        raise CardError(f"dataset card '{path}': {key} names {missing[0]!r}, which is not a column of '{file}': "
+                        f"{wrong_sep}")
     if missing:
         key = f"{where}.target" if target in missing else f"{where}.drop"
         raise _fail(path, f"{key} names {missing[0]!r}{_hint(missing[0], columns)}, which is not a column of "

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import warnings
 from dataclasses import dataclass
+from pathlib import Path
 
 import sys
 
@@ -93,14 +94,33 @@ def missing_labels(y) -> np.ndarray:
     return np.flatnonzero(na | text)
 
 
-def _check_missing_labels(y, name: str) -> None:
+def _card_name(card) -> str:
+    return f"the dataset card '{Path(card).name}'"
+
+
+def _drop_rows(card=None) -> str:
+    """The fix for missing labels / targets: a Python spec's prepare or post step, or, for a dataset card, its keys."""
+    if card is None:
+        return _DROP_ROWS
+    return (f"write `missing: drop_rows` in the source of {_card_name(card)} (a csv or parquet source: rows without a "
+            "label are dropped at load), or remove those rows from the data file (a missing label is not a class)")
+
+
+def _check_missing_labels(y, name: str, card=None) -> None:
     bad = missing_labels(y)
     if bad.size:
         raise _fail(name, f"y has {bad.size} missing labels (NaN, None, '?' or empty) at rows {_shown(bad, 10)} "
-                    f"(0-based) of {np.asarray(y).shape[0]}", _DROP_ROWS)
+                    f"(0-based) of {np.asarray(y).shape[0]}", _drop_rows(card))
 
 
-def _more_than_two(k: int) -> str:
+def _more_than_two(k: int, card=None) -> str:
+    """The fix for a binary task with ``k`` > 2 labels: a Python spec's prepare step (the papers' specs binarise as
+    their paper does), or, for a dataset card (``card``: its path), the card's keys (a card maps no labels)."""
+    if card is not None:
+        return (f"if the set really has {k} classes, write `task: multiclass` in {_card_name(card)}; if it is binary, "
+                f"its label column must hold exactly 2 values: correct the stray or differently spelled labels in the "
+                "data file, or (a csv, parquet or openml source) set `source.target` to a column with 2 values (a card "
+                "has no label-mapping key; one class against the rest needs a Python DatasetSpec with a prepare step)")
     return (f"if some of the {k} labels are one class spelled differently, or stray values, fix them in the "
             "source's prepare step; if the set really has more than 2 classes, binarise them as the paper "
             "does (e.g. one class against the rest) in the prepare step, or register it with task='multiclass'")
@@ -114,7 +134,7 @@ def _label_array(y: np.ndarray) -> np.ndarray:
 
 
 def validate_xy(X, y, name: str, task: str | None = None, warn: bool = True,
-                allow_nan: bool = False) -> tuple[np.ndarray, np.ndarray]:
+                allow_nan: bool = False, card=None) -> tuple[np.ndarray, np.ndarray]:
     """Check a dataset's arrays and return them in canonical form.
 
     Returns ``(X, y)`` with ``X`` a C-contiguous float64 array of shape (n, d) and ``y`` a 1-D
@@ -126,13 +146,14 @@ def validate_xy(X, y, name: str, task: str | None = None, warn: bool = True,
     ``task="binary"``) for classification tasks, and missing labels (NaN, None, "nan", "?", "";
     the message gives how many and the first rows). ``task=None`` skips the label checks.
     Valid data with duplicated rows or constant features passes with a :class:`DataQualityWarning`
-    per problem (``warn=False``: none; :func:`quality_problems` gives the messages).
+    per problem (``warn=False``: none; :func:`quality_problems` gives the messages). ``card``: the dataset card
+    the data comes from (None: a Python spec); the label fixes then name the card's keys instead of prepare steps.
     """
     if task is not None and task not in TASKS:
         raise _fail(name, f"unknown task {task!r}", f"use one of {', '.join(TASKS)}")
     if issparse(X):  # sparse features (text) stay sparse: CSR float64, the same checks
         X = _validate_sparse(X, name)
-        return _checked(X, _validate_y(y, X.shape[0], name, task), name, warn)
+        return _checked(X, _validate_y(y, X.shape[0], name, task, card), name, warn)
     X = np.asarray(X)
     y = np.asarray(y)
     if X.ndim != 2:
@@ -180,7 +201,7 @@ def validate_xy(X, y, name: str, task: str | None = None, warn: bool = True,
             "drop or impute those rows/columns in the source's prepare step "
             "(missing values are never imputed silently)",
         )
-    return _checked(X, _validate_y(y, X.shape[0], name, task), name, warn)
+    return _checked(X, _validate_y(y, X.shape[0], name, task, card), name, warn)
 
 
 def _checked(X, y, name: str, warn: bool):
@@ -204,7 +225,7 @@ def _validate_sparse(X, name: str):
     return X
 
 
-def _validate_y(y, n_rows: int, name: str, task: str | None):
+def _validate_y(y, n_rows: int, name: str, task: str | None, card=None):
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
         y = y.ravel()
@@ -214,7 +235,7 @@ def _validate_y(y, n_rows: int, name: str, task: str | None):
         raise _fail(name, f"X has {n_rows} rows but y has {y.shape[0]} labels",
                     "make the loader drop or filter rows of X and y together")
     if task in CLASSIFICATION_TASKS:
-        _check_missing_labels(y, name)
+        _check_missing_labels(y, name, card)
     y = _label_array(y)
     if task == "regression":
         try:
@@ -226,7 +247,7 @@ def _validate_y(y, n_rows: int, name: str, task: str | None):
         bad = np.flatnonzero(~np.isfinite(y))
         if bad.size:
             raise _fail(name, f"y has {bad.size} non-finite targets (NaN or inf) at rows {_shown(bad, 10)} "
-                        f"(0-based) of {y.size}", _DROP_ROWS)
+                        f"(0-based) of {y.size}", _drop_rows(card))
     elif task in CLASSIFICATION_TASKS:
         labels, counts = np.unique(y, return_counts=True)
         if labels.size < 2:
@@ -238,7 +259,7 @@ def _validate_y(y, n_rows: int, name: str, task: str | None):
             )
         if task == "binary" and labels.size != 2:
             raise _fail(name, f"task 'binary' needs exactly 2 classes, y has {labels.size} {labels.tolist()[:10]}",
-                        _more_than_two(labels.size))
+                        _more_than_two(labels.size, card))
         if task == "multiclass" and labels.size == 2:  # binary-only models would skip it, GMean's classes differ
             raise _fail(name, f"task 'multiclass' needs 3 or more classes, y has 2 {labels.tolist()}",
                         "register it with task='binary' (a card: `task: binary`)")
@@ -271,21 +292,22 @@ def hash_arrays(X, y) -> str:
     return h.hexdigest()
 
 
-def binarise_labels(y, name: str = "<dataset>") -> tuple[np.ndarray, dict[int, str]]:
+def binarise_labels(y, name: str = "<dataset>", card=None) -> tuple[np.ndarray, dict[int, str]]:
     """Map a two-label vector to int64 0/1 with 1 = the minority class.
 
     Ties (equal counts) go to the lexicographically later label, compared as strings
     (``str(label).strip()``). Returns ``(y01, {0: majority_label, 1: minority_label})``.
     A vector with one label is returned as all zeros so that :func:`validate_xy` can report
-    it; more than two labels raise :class:`DataValidationError`.
+    it; more than two labels raise :class:`DataValidationError` (its fix names the card's keys when ``card``,
+    the dataset card's path, is given).
     """
     y = np.asarray(y)
-    _check_missing_labels(y, name)
+    _check_missing_labels(y, name, card)
     keys = np.asarray([str(v).strip() for v in y.tolist()], dtype=str)
     labels, counts = np.unique(keys, return_counts=True)
     if labels.size > 2:
         raise _fail(name, f"task 'binary' but the source gives {labels.size} labels {labels.tolist()[:10]}",
-                    _more_than_two(labels.size))
+                    _more_than_two(labels.size, card))
     if labels.size < 2:
         return np.zeros(y.shape[0], dtype=np.int64), {0: str(labels[0]) if labels.size else ""}
     # np.unique sorts, so labels[1] is the lexicographically later one: it wins a tie.

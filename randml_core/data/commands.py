@@ -17,7 +17,7 @@ __all__ = ["main", "parser"]
 EPILOG = """examples:
   randml data list                              every dataset, shipped and from the repo's cards
   randml data list --config-dir ~/my-conf       also the cards in ~/my-conf/dataset/*.yaml
-  randml data show heart                        load it: shape, hash, source, notes
+  randml data show heart                        load it: shape, hash, class and NaN counts, source, notes
   randml data fetch                             download every online copy into the cache (make data)
   randml data catalog --config-dir ~/my-conf    the catalogue table, loading every dataset (cache only)
   randml data catalog --csv catalog.csv         ... and every column (licence, citation, hash) to a csv
@@ -36,7 +36,8 @@ def parser() -> argparse.ArgumentParser:
                                      "download, papers, substitute, card")
     ls.add_argument("--paper", help="only the datasets tagged with this paper or benchmark (the `papers` column)")
     ls.add_argument("--group", help="only one group of a table (the `group` of its cards, e.g. uci)")
-    show = sub.add_parser("show", help="load one dataset and print its shape, hash, source and notes")
+    show = sub.add_parser("show", help="load one dataset and print its shape, hash, class counts (not for regression), "
+                                       "missing values (NaN) per column, source and notes")
     show.add_argument("name")
     show.add_argument("--source", default="auto", help="auto | offline | online | a source kind (default auto)")
     fetch = sub.add_parser("fetch", help="download the online copies into the cache (exit 1 if any fails)")
@@ -105,11 +106,47 @@ def _list(ns) -> int:
     return 0
 
 
+def class_counts_line(ds) -> str | None:
+    """``class counts (2 classes): 0 = 'absent': 150, 1 = 'present': 120`` (a binary set's original names with its
+    0/1 labels); None for a regression target."""
+    import numpy as np
+
+    if ds.task == "regression":
+        return None
+    labels, counts = np.unique(ds.y, return_counts=True)
+    names = ds.label_names or {}
+    parts = [f"{lab} = {names[lab]!r}: {c}" if lab in names and str(names[lab]) != str(lab) else f"{lab}: {c}"
+             for lab, c in zip(labels.tolist(), counts.tolist())]
+    return f"class counts ({len(parts)} classes): " + ", ".join(parts)
+
+
+def nan_counts_line(ds) -> str:
+    """``NaN (missing values): none``, or ``NaN (missing values): 7 in 2 of 5 columns: age: 5, bmi: 2`` (the
+    features' missing values, per column with any, by name where the data names its columns, else x<0-based index>)."""
+    import numpy as np
+
+    from .checks import issparse
+
+    X = ds.X
+    if issparse(X):  # a sparse matrix's NaN are among its stored values
+        per = np.bincount(X.indices[np.isnan(X.data)], minlength=X.shape[1])
+    else:
+        per = np.isnan(X).sum(axis=0)
+    cols = np.flatnonzero(per)
+    if not cols.size:
+        return "NaN (missing values): none"
+    names = ds.feature_names if len(ds.feature_names) == X.shape[1] else tuple(f"x{i}" for i in range(X.shape[1]))
+    shown = ", ".join(f"{names[i]}: {int(per[i])}" for i in cols[:30]) + (", ..." if cols.size > 30 else "")
+    return f"NaN (missing values): {int(per.sum())} in {cols.size} of {X.shape[1]} columns: {shown}"
+
+
 def _show(ns) -> int:
     from . import load_dataset
 
     ds = load_dataset(ns.name, source=ns.source)
+    classes = class_counts_line(ds)
     print(f"{ds.name}: {ds.X.shape[0]} x {ds.X.shape[1]}, task {ds.task}, hash {ds.data_hash}\n"
+          + (f"{classes}\n" if classes else "") + f"{nan_counts_line(ds)}\n"
           f"source: {ds.source}\nnotes: {ds.notes}")
     return 0
 

@@ -97,11 +97,11 @@ def load_dataset(name: str, source: str = "auto") -> Dataset:
     X, y = res.X, res.y
     label_names = None
     if spec.task == "binary":
-        y, label_names = binarise_labels(y, spec.name)
+        y, label_names = binarise_labels(y, spec.name, card=spec.card)
     if spec.post is not None:
         X, y = spec.post(X, y)
     names, categorical = getattr(chosen, "feature_info", ((), ()))
-    X, y = validate_xy(X, y, spec.name, spec.task, allow_nan=bool(names))  # named columns: NaN checked per model
+    X, y = validate_xy(X, y, spec.name, spec.task, allow_nan=bool(names), card=spec.card)  # named columns: NaN checked per model
     if issparse(X):
         X = X.copy()
         for a in (X.data, X.indices, X.indptr):

@@ -78,6 +78,15 @@ def max_values(override: int | None = None) -> int:
     return _env_limit(MAX_VALUES_ENV, DEFAULT_MAX_VALUES, "values", "100000000")
 
 
+#: separators a CSV header read as one column is searched for (:meth:`TabularFileSource.separator_hint`)
+SEPARATORS = (";", "\t", ",", "|")
+
+
+def yaml_sep(sep: str) -> str:
+    """``sep`` as a card writes it: ``';'``, ``"\\t"`` for a tab."""
+    return '"\\t"' if sep == "\t" else repr(sep)
+
+
 def _count_lines(path: Path, chunk: int = 1 << 20) -> int:
     """Lines of a file (a last line without a newline counts), read in chunks: memory stays flat."""
     n, last = 0, b"\n"
@@ -132,6 +141,25 @@ class TabularFileSource(Source):
         """The target and ``drop`` columns that ``columns`` lacks."""
         have = set(map(str, columns))
         return [c for c in (self.target, *self.drop) if c not in have]
+
+    def separator_hint(self, columns) -> str | None:
+        """The separator a CSV file probably uses when its header, split on ``sep``, is one column holding another
+        usual separator (``;``, a tab, ``,``, ``|``): a ``;``-separated file read with the default ``,``; else None."""
+        columns = list(columns)
+        if self.fmt != "csv" or len(columns) != 1:
+            return None
+        return next((c for c in SEPARATORS if c != self.sep and c in str(columns[0])), None)
+
+    def separator_problem(self, columns, key: str = "source.sep") -> str | None:
+        """``"<problem>; fix: <fix>"`` naming the card key ``key`` when :meth:`separator_hint` finds a separator."""
+        sep = self.separator_hint(columns)
+        if sep is None:
+            return None
+        name = {"\t": "tab", ",": "comma", ";": "semicolon", "|": "pipe"}[sep]
+        default = "" if self.sep != "," else "; default ','"
+        return (f"its header split on {yaml_sep(self.sep)} ({key}{default}) is one column "
+                f"{str(list(columns)[0])[:80]!r}, which holds {yaml_sep(sep)}: the file looks {name}-separated; fix: "
+                f"add `sep: {yaml_sep(sep)}` to the card's source ({key})")
 
     def shape(self) -> tuple[int, int]:
         """(rows, columns) without reading the data: the Parquet metadata, or the CSV's header columns
@@ -208,6 +236,9 @@ class TabularFileSource(Source):
                                      "row needs as many fields as the header)") from exc
         df.columns = [str(c) for c in df.columns]
         missing = self.missing_columns(df.columns)
+        if missing and self.separator_hint(df.columns):
+            raise MalformedDataError(f"dataset {name!r}: '{self.path}' has no column(s) {missing}: "
+                                     f"{self.separator_problem(df.columns)}")
         if missing:
             raise MalformedDataError(f"dataset {name!r}: '{self.path}' has no column(s) {missing} (columns: "
                                      f"{', '.join(df.columns)}); fix: correct `source.target` / `source.drop` in the card")
