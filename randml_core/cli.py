@@ -1,7 +1,7 @@
 """Command line: ``randml run | plan | status | report | compare | data``.
 
 ``run``, ``plan``, ``status``, ``report`` and ``compare`` take Hydra overrides (``experiment=NAME
-dataset=heart model=FAMILY protocol.repeats=3 profile=quick n_jobs=2``; ``run -m`` sweeps; Hydra's
+dataset=heart model=NAME protocol.repeats=3 profile=quick n_jobs=2``; ``run -m`` sweeps; Hydra's
 ``--config-dir DIR`` adds a user's own experiments, models and dataset cards); ``randml CMD --help`` says
 what each does (:mod:`randml_core.cli_help`). ``data`` (or ``dataset``) lists, describes and fetches
 datasets; ``model list`` lists the model configs; ``completion bash|zsh`` prints a completion script.
@@ -73,8 +73,9 @@ def _spec_from_cfg(cfg):
     from .config import ConfigError, apply_grid_overrides, build_spec
     from .data.cards import hydra_config_dirs
     try:
-        container = apply_grid_overrides(OmegaConf.to_container(cfg, resolve=True), HydraConfig.get().overrides.task)
-        return build_spec(container, config_dirs=hydra_config_dirs())
+        hydra = HydraConfig.get()
+        container = apply_grid_overrides(OmegaConf.to_container(cfg, resolve=True), hydra.overrides.task)
+        return build_spec(container, config_dirs=hydra_config_dirs(), choices=dict(hydra.runtime.choices))
     except ConfigError as exc:
         raise CommandError(f"config error: {exc}") from None
 
@@ -478,7 +479,7 @@ def _os_error(exc: OSError) -> tuple[int | None, str]:
 def _hydra_plugins_only():
     """Hydra instantiates its launcher, sweeper and ``hydra.callbacks`` from the composed config; without a
     whitelist from code it calls whatever they name (``+hydra.callbacks.x._target_=builtins.open`` wrote a
-    file). Only Hydra's own plug-ins and installed ``hydra_plugins`` may be named there (README "Trust");
+    file). Only Hydra's own plug-ins and installed ``hydra_plugins`` may be named there (docs/guarantees.md "Trust");
     estimators are checked apart (:mod:`randml_core.trust`)."""
     try:
         from hydra.utils import execution_whitelist

@@ -330,6 +330,38 @@ def _model_identity(m: dict, where: str) -> str:
     return _require(m, "family", where, str)
 
 
+def model_config_names(models: dict, choices=None) -> dict[str, str]:
+    """``{models.<key>: the name of its model config}``: the config that ``/model@models.<key>: NAME`` of the
+    experiment's defaults chose (Hydra's ``choices``), else the key itself (a model written inline in the
+    experiment, or a composition without Hydra's choices: the key is the config's name in the shipped configs)."""
+    choices = choices or {}
+    return {key: str(choices.get(f"model@models.{key}") or key) for key in models}
+
+
+def _selected_models(cfg: dict, models: dict, choices=None) -> list[str]:
+    """The keys of ``models`` that ``model=NAME`` selects: every model config of the experiment named NAME (by its
+    name, not its estimator: two configs of one class are two models). Without Hydra's ``choices`` NAME is unknown
+    (only the config's content is in ``cfg``): the configs of the same family or estimator class are selected, as
+    before. A NAME that is no model config of the experiment is a ConfigError listing its model configs."""
+    if not cfg.get("model"):
+        return list(models)
+    name = (choices or {}).get("model")
+    if name is None:
+        only = _model_identity(cfg["model"], "model.")
+        keys = [k for k, m in models.items() if isinstance(m, dict) and _model_identity(m, f"models.{k}.") == only]
+        if not keys:
+            raise ConfigError(f"model={only!r} selects none of this experiment's models "
+                              f"({', '.join(sorted(_model_identity(m, f'models.{k}.') for k, m in models.items()))})")
+        return keys
+    names = model_config_names(models, choices)
+    keys = [k for k in models if names[k] == name]
+    if not keys:
+        known = sorted(set(names.values()))
+        raise ConfigError(f"model={name!r} is not a model config of this experiment; {did_you_mean(name, known)}"
+                          f"its model configs: {', '.join(known)} (fix: model=<one of them>, or no model= for all)")
+    return keys
+
+
 def _model_variants(key: str, m: dict, profile: str, only: str | None) -> list[Variant]:
     """The variants of one model config ``models.<key>``, every value checked."""
     from .family import FAMILIES, target_family
@@ -451,10 +483,12 @@ def apply_grid_overrides(cfg: dict, overrides) -> dict:
     return cfg
 
 
-def build_spec(cfg: dict, config_dirs=None) -> ExperimentSpec:
+def build_spec(cfg: dict, config_dirs=None, choices=None) -> ExperimentSpec:
     """Validate a plain-dict config (``OmegaConf.to_container(cfg, resolve=True)``). ``config_dirs``: the
     config folders whose dataset cards define datasets (a user's ``--config-dir``, the engine's and the benchmarks'
-    conf/: :mod:`randml_core.searchpath`)."""
+    conf/: :mod:`randml_core.searchpath`). ``choices``: Hydra's config group choices of the composition
+    (``HydraConfig.get().runtime.choices``, or ``hydra.runtime.choices`` of ``compose(return_hydra_config=True)``):
+    ``model=NAME`` keeps the model configs named NAME (:func:`_selected_models`)."""
     from .data import get_spec, list_datasets, UnknownDatasetError
     if config_dirs:
         from .paths import user_config_dirs
@@ -504,7 +538,7 @@ def build_spec(cfg: dict, config_dirs=None) -> ExperimentSpec:
     models = cfg.get("models") or {}
     if not isinstance(models, dict) or not models:
         raise ConfigError("the experiment lists no models: its defaults need entries like '/model@models.NAME: NAME' (a model config in model/)")
-    only = _model_identity(cfg["model"], "model.") if cfg.get("model") else None
+    selected = _selected_models(cfg, models, choices)
     profile = cfg.get("profile") or {}
     if set(profile) - {"name"}:
         raise ConfigError(f"profile.{sorted(set(profile) - {'name'})[0]} is not a profile key (a profile has only a "
@@ -512,12 +546,17 @@ def build_spec(cfg: dict, config_dirs=None) -> ExperimentSpec:
     profile_name = str(profile.get("name", "paper"))
     variants, versions = [], {}
     for key, m in models.items():
-        found, known = _checked_variants(key, m, profile_name, only, memo=not exp.get("plugins"))
+        if key not in selected:
+            _model_identity(m, f"models.{key}.")  # a model config, even when model= leaves it out
+            continue
+        found, known = _checked_variants(key, m, profile_name, None, memo=not exp.get("plugins"))
         variants += found
         versions.update(known)
     if not variants:
-        raise ConfigError(f"model={only!r} selects none of this experiment's models "
-                          f"({', '.join(sorted(_model_identity(m, f'models.{k}.') for k, m in models.items()))})")
+        asked = cfg.get("model") and ((choices or {}).get("model") or _model_identity(cfg["model"], "model."))
+        which = f"the model configs that model={asked} selects" if asked else "every model config of the experiment"
+        raise ConfigError(f"{which} drop all their variants (`VARIANT: null`); fix: keep a variant, or select "
+                          "another model config")
 
     p = cfg.get("protocol") or {}
     kind = p.get("kind", "repeated_stratified_kfold")

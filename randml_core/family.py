@@ -49,6 +49,9 @@ class CellResult:
     #: ``[(stage, y_pred, proba or None), ...]``: predictions after each stage (boosting level,
     #: number of trees) of the same fit, scored by the runner into the ``staged`` column
     staged: list | None = None
+    #: ``decision_function`` on the test part, only for a classifier without ``predict_proba`` and only when a
+    #: scorer of ``experiment.metrics`` takes decision values (roc_auc, roc_auc_ovr, ...: :func:`metrics.uses_decision`)
+    decision: np.ndarray | None = None
 
 
 @dataclass
@@ -151,11 +154,23 @@ def make_estimator(family: Family, params: dict, seed: int):
     return est.set_params(**seeds, **params)
 
 
+def _decision_values(est, X):
+    """``est.decision_function(X)``, or None if it raises: a scorer's input never fails the cell (its scorer says
+    NaN and why)."""
+    try:
+        return est.decision_function(X)
+    except Exception:
+        return None
+
+
 def evaluate_plain(family: Family, split: Split, settings: list[dict], staged: bool = False,
-                   proba: bool = False, extras: Callable | None = None, cpu_time: bool = False) -> list[CellResult]:
+                   proba: bool = False, extras: Callable | None = None, cpu_time: bool = False,
+                   decision: bool = False) -> list[CellResult]:
     """The generic evaluator for families without shared work: one plain fit per setting.
 
-    ``proba=True`` also stores ``predict_proba`` (log loss); ``staged=True`` scores the
+    ``proba=True`` also stores ``predict_proba`` (log loss); ``decision=True`` (with ``proba=False``) stores
+    ``decision_function`` (``CellResult.decision``: ROC AUC of a model without probabilities, untimed like the
+    probabilities); ``staged=True`` scores the
     estimator's ``staged_predict`` / ``staged_predict_proba`` (stages numbered from 1);
     ``extras(fitted_estimator) -> dict`` adds numbers stored as ``x_<name>`` columns (model size);
     ``cpu_time=True`` (or ``experiment.cpu_time: true``) adds ``x_fit_cpu_seconds``, the CPU seconds of the
@@ -174,6 +189,7 @@ def evaluate_plain(family: Family, split: Split, settings: list[dict], staged: b
             fit_cpu = time.process_time() - cpu0
             y_pred, pred_s = timed(lambda: est.predict(split.X_test))
             p = est.predict_proba(split.X_test) if proba else None
+            d = _decision_values(est, split.X_test) if decision and not proba else None
             stages = None
             if staged:
                 preds = list(est.staged_predict(split.X_test))
@@ -181,7 +197,8 @@ def evaluate_plain(family: Family, split: Split, settings: list[dict], staged: b
                 stages = [(i + 1, yp, pp) for i, (yp, pp) in enumerate(zip(preds, probs))]
             more = {"fit_cpu_seconds": fit_cpu} if cpu_time else {}
             return CellResult(params, y_pred, fit_s, pred_s, bool(getattr(est, "converged_", True)),
-                              proba=p, staged=stages, extras={**(extras(est) if extras else {}), **more})
+                              proba=p, staged=stages, extras={**(extras(est) if extras else {}), **more},
+                              decision=d)
         results.append(guard(params, one))
     return results
 
@@ -372,12 +389,18 @@ def family_of(name: str, target: dict | None = None) -> Family:
 
 
 def evaluate(family: Family, split: Split, settings: list[dict]) -> list[CellResult]:
-    """A family's own evaluator, else the plain one (with probabilities where the estimator has them)."""
+    """A family's own evaluator, else the plain one (with probabilities where the estimator has them; without
+    them, its decision values when a scorer of ``experiment.metrics`` takes them)."""
     if family.evaluate is not None:
         return family.evaluate(split, settings)
     from sklearn.base import is_classifier
     est = family.estimator()
-    return evaluate_plain(family, split, settings, proba=is_classifier(est) and hasattr(est, "predict_proba"))
+    proba = is_classifier(est) and hasattr(est, "predict_proba")
+    decision = False
+    if is_classifier(est) and not proba and hasattr(est, "decision_function") and split.options.get("metrics"):
+        from .metrics import uses_decision
+        decision = uses_decision(split.options["metrics"])
+    return evaluate_plain(family, split, settings, proba=proba, decision=decision)
 
 
 _WARM: set = set()  # the warm-up functions this process has run

@@ -16,13 +16,21 @@ Scikit-learn scorers (``experiment.metrics: [f1_macro, roc_auc_ovr, r2, neg_mean
   statistics (:func:`randml_core.stats.higher_is_better`) take a scorer's name or its column.
 - **Computed with the cell**, from the fold's test predictions, by the scorer itself called on a stand-in
   for the fitted model that returns those predictions (``predict``) and, when the family gives them, the
-  class probabilities (``predict_proba``; no ``decision_function``): scikit-learn picks the response method,
-  ``pos_label`` and the probability column as for the fitted model. A scorer scores the rows of the
-  datasets of its task (a scorer of ``sklearn.metrics._regression``: regression sets; any other:
-  classification sets). What could not be scored (``roc_auc`` on a model without probabilities, ``f1``'s
-  binary average on a multiclass set, a non-finite value) is NaN with the reason in the row's ``scorers``
-  column, JSON ``{column: null | "why"}`` (a warning scikit-learn raised is noted beside a kept value); the
-  cell stays ``ok`` and its built-in metrics are untouched.
+  class probabilities (``predict_proba``): scikit-learn picks the response method, ``pos_label`` and the
+  probability column as for the fitted model. A classifier without ``predict_proba`` (``SVC`` with
+  ``probability=False``) gives its ``decision_function`` instead, computed only when a listed scorer takes
+  decision values (:func:`uses_decision`); the stand-in then answers ``decision_function``, which scikit-learn's
+  ``roc_auc``, ``average_precision`` and ``top_k_accuracy`` use as for the fitted model. ``roc_auc_ovr`` (and
+  ``_weighted``) asks for probabilities only (scikit-learn refuses multiclass scores that do not sum to 1), so it
+  is computed as scikit-learn computes one-vs-rest: each class's binary ROC AUC of its own decision column
+  against the rest, averaged (macro, or weighted by prevalence) -- ``roc_auc_score(label_binarize(y, classes),
+  decision, average=...)``; no softmax, whose result would depend on the scale of the decision values. On a
+  binary set it is the binary ROC AUC of the decision values. Models with probabilities are scored as before.
+  A scorer scores the rows of the datasets of its task (a scorer of ``sklearn.metrics._regression``: regression
+  sets; any other: classification sets). What could not be scored (``neg_log_loss`` or ``roc_auc_ovo`` on a model
+  without probabilities, ``f1``'s binary average on a multiclass set, a non-finite value) is NaN with the reason
+  in the row's ``scorers`` column, JSON ``{column: null | "why"}`` (a warning scikit-learn raised is noted beside
+  a kept value); the cell stays ``ok`` and its built-in metrics are untouched.
 - **Not part of the cell key**: adding a scorer does not invalidate stored cells. A stored ``ok`` cell whose
   ``scorers`` column lacks a scorer the experiment asks for (of its dataset's task) counts as missing for
   ``randml run``, which computes it again: the same deterministic fit (same key and built-in metrics), whose
@@ -191,24 +199,77 @@ def _stand_ins():
         def predict_proba(self, X):
             return self.proba
 
+    class WithDecision(Predicted):
+        def decision_function(self, X):
+            return self.proba  # the decision values (a model without predict_proba)
+
     class Regressed(RegressorMixin, BaseEstimator):
         def __init__(self, y_pred=None):
             self.y_pred = y_pred
 
         def predict(self, X):
             return self.y_pred
-    return Predicted, WithProba, Regressed
+    return Predicted, WithProba, WithDecision, Regressed
 
 
-def _one_score(s: Scorer, estimator, y_true) -> tuple[float, str | None]:
+def _takes_decision(s: Scorer) -> str | None:
+    """How a classification scorer can score decision values: "scorer" (its response methods include
+    ``decision_function``: scikit-learn's own path), "ovr" (``roc_auc_ovr``, ``roc_auc_ovr_weighted``: asks for
+    probabilities; :func:`_ovr_auc_of_decision`), else None."""
+    from sklearn.metrics import get_scorer
+    scorer = get_scorer(s.name)
+    methods = getattr(scorer, "_response_method", None)
+    methods = (methods,) if isinstance(methods, str) else tuple(methods or ())
+    if "decision_function" in methods:
+        return "scorer"
+    if (getattr(scorer, "_kwargs", None) or {}).get("multi_class") == "ovr" \
+            and getattr(getattr(scorer, "_score_func", None), "__name__", "") == "roc_auc_score":
+        return "ovr"
+    return None
+
+
+def uses_decision(names) -> bool:
+    """True if a classification scorer of ``experiment.metrics`` (``names``) takes decision values: then the
+    plain evaluator computes ``decision_function`` for a classifier without ``predict_proba``, else never."""
+    return any(s.task == "classification" and _takes_decision(s) for s in check_scorers(names)) if names else False
+
+
+def _ovr_auc_of_decision(s: Scorer, y_true, labels, decision) -> float:
+    """``roc_auc_ovr`` (``_weighted``) of decision values, as scikit-learn computes one-vs-rest for probabilities:
+    each class's binary ROC AUC of its decision column (columns in ``labels`` order) against the other classes,
+    averaged as the scorer's ``average`` says (macro, or weighted by the class's prevalence); on a binary set the
+    binary ROC AUC of the (1-D) decision values, positive class ``labels[1]``."""
+    from sklearn.metrics import get_scorer, roc_auc_score
+    from sklearn.preprocessing import label_binarize
+    d, y_true, labels = np.asarray(decision, dtype=float), np.asarray(y_true), np.asarray(labels)
+    if d.ndim == 1:
+        if len(labels) != 2:
+            raise ValueError(f"one decision value per sample on a set of {len(labels)} classes")
+        return float(roc_auc_score((y_true == labels[1]).astype(int), d))
+    if d.shape[1] != len(labels) or len(np.unique(y_true)) != len(labels):
+        raise ValueError(f"Number of classes in y_true ({len(np.unique(y_true))}) not equal to the number of "
+                         f"columns in the decision values ({d.shape[1]}) or of the dataset's classes ({len(labels)})")
+    average = (getattr(get_scorer(s.name), "_kwargs", None) or {}).get("average", "macro")
+    return float(roc_auc_score(label_binarize(y_true, classes=labels), d, average=average))
+
+
+def _one_score(s: Scorer, estimator, y_true, compute=None, decision_only: bool = False) -> tuple[float, str | None]:
+    """The scorer's value times its sign and a note (why NaN, or what scikit-learn warned). ``compute() -> value``
+    replaces the scorer's own call (roc_auc_ovr of decision values); ``decision_only``: the stand-in answers
+    decision values, not probabilities."""
     from sklearn.metrics import get_scorer
     scorer = get_scorer(s.name)
     X = np.zeros((len(y_true), 0))  # never read: the stand-in answers with the stored predictions
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
         try:
-            value = float(scorer(estimator, X, y_true)) * (1 if s.higher_is_better else -1)
+            value = float(compute() if compute is not None else scorer(estimator, X, y_true)) \
+                * (1 if s.higher_is_better else -1)
         except AttributeError as exc:
+            if decision_only and "predict_proba" in str(exc):
+                return float("nan"), (f"{s.name} needs class probabilities (predict_proba), and this model gives "
+                                      "decision values only; fix: a model with predict_proba (SVC: "
+                                      "probability=True), or a scorer of decision values (roc_auc, roc_auc_ovr)")
             if "predict_proba" in str(exc) or "decision_function" in str(exc):
                 return float("nan"), (f"{s.name} needs class probabilities (predict_proba) or decision values, "
                                       "and this model gave none")
@@ -221,23 +282,31 @@ def _one_score(s: Scorer, estimator, y_true) -> tuple[float, str | None]:
     return value, "; ".join(notes) or None
 
 
-def scorer_scores(names, problem: str, y_true, y_pred, labels, proba=None) -> dict:
+def scorer_scores(names, problem: str, y_true, y_pred, labels, proba=None, decision=None) -> dict:
     """The columns of ``experiment.metrics``'s scorers that score a ``problem`` set, for one fold's test
-    predictions (``proba``: class probabilities, columns in ``labels`` order, or None), plus the ``scorers``
-    JSON column; {} when none of them scores ``problem`` sets."""
+    predictions (``proba``: class probabilities, columns in ``labels`` order, or None; ``decision``: the
+    ``decision_function`` values of a model without probabilities, read only when ``proba`` is None), plus the
+    ``scorers`` JSON column; {} when none of them scores ``problem`` sets."""
     chosen = scorers_for(names, problem)
     if not chosen:
         return {}
-    predicted, with_proba, regressed = _stand_ins()
+    predicted, with_proba, with_decision, regressed = _stand_ins()
+    decision_only = problem != "regression" and proba is None and decision is not None
     if problem == "regression":
         estimator = regressed(np.asarray(y_pred))
+    elif decision_only:
+        estimator = with_decision(np.asarray(y_pred), np.asarray(labels), np.asarray(decision))
     elif proba is None:
         estimator = predicted(np.asarray(y_pred), np.asarray(labels))
     else:
         estimator = with_proba(np.asarray(y_pred), np.asarray(labels), np.asarray(proba))
     out, notes = {}, {}
     for s in chosen:
-        out[s.column], notes[s.column] = _one_score(s, estimator, np.asarray(y_true))
+        compute = None
+        if decision_only and _takes_decision(s) == "ovr":
+            def compute(s=s):
+                return _ovr_auc_of_decision(s, y_true, labels, decision)
+        out[s.column], notes[s.column] = _one_score(s, estimator, np.asarray(y_true), compute, decision_only)
     out[SCORERS_COLUMN] = json.dumps(notes, sort_keys=True)
     return out
 

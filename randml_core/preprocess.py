@@ -293,16 +293,31 @@ def allows_nan(family) -> bool:
         return False
 
 
+def _skipped_by_rule(family, task) -> bool:
+    """True if the runner stores every cell of ``family`` on a dataset of ``task`` as skipped by rule, without a
+    fit (a binary-only model on a multiclass set: :func:`randml_core.runner.run_task`). Unknown: False."""
+    if task is None:
+        return False
+    try:
+        return task not in family.handles()
+    except Exception:
+        return False
+
+
 def nan_refusal(ds, options: dict, families) -> str | None:
     """The reason a run is refused before any work (None: fine): NaN features after the encoding, and
     a model whose estimator does not take NaN. ``families() -> [(variant name, family)]`` or
-    ``[(variant name, family, variant)]`` (its own ``categorical:``), called only when the dataset has NaN."""
+    ``[(variant name, family, variant)]`` (its own ``categorical:``), called only when the dataset has NaN.
+    The skip rule comes first: a model whose cells on this dataset are skipped by rule (a binary-only one on a
+    multiclass set) is never fitted on it, so the dataset's NaN do not refuse the run for that model."""
     cat = set(_names(ds, getattr(ds, "categorical", ()) or ()))
     all_nan = nan_columns(ds)
     if not all_nan:
         return None
     reached, bad = {}, set()
     for name, fam, *variant in families():
+        if _skipped_by_rule(fam, getattr(ds, "task", None)):
+            continue
         enc = encoding_of(options, variant[0] if variant else None)
         cols = [c for c in all_nan if not (enc == "onehot" and c in cat)]
         if cols and not allows_nan(fam):

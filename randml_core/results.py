@@ -78,7 +78,7 @@ def compose_spec(experiment: str, overrides=(), config_dir: str | os.PathLike | 
     config dir, whose configs take precedence (:mod:`randml_core.searchpath`)."""
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
-    from omegaconf import OmegaConf
+    from omegaconf import OmegaConf, open_dict
 
     from .config import build_spec
     if isinstance(overrides, str):
@@ -95,7 +95,11 @@ def compose_spec(experiment: str, overrides=(), config_dir: str | os.PathLike | 
             primary = Path(config_dir).resolve() if config_dir is not None else conf_dir()
             initialize = initialize_config_dir(config_dir=str(primary), version_base="1.3")
         with initialize:
-            cfg = compose(config_name="config", overrides=[f"experiment={experiment}", *overrides])
+            cfg = compose(config_name="config", overrides=[f"experiment={experiment}", *overrides],
+                          return_hydra_config=True)
+            choices = dict(cfg.hydra.runtime.choices)  # model=NAME selects the model configs named NAME
+            with open_dict(cfg):
+                del cfg["hydra"]
             # the file config dirs in search order: the primary, the engine's conf/, the benchmarks'
             dirs = [Path(src.path).resolve() for src in GlobalHydra.instance().config_loader().get_sources()
                     if src.scheme() == "file" and src.path]
@@ -103,7 +107,7 @@ def compose_spec(experiment: str, overrides=(), config_dir: str | os.PathLike | 
         if outer is not None:
             GlobalHydra.instance().clear()
             GlobalHydra.instance().initialize(outer)
-    return build_spec(OmegaConf.to_container(cfg, resolve=True), config_dirs=dirs)
+    return build_spec(OmegaConf.to_container(cfg, resolve=True), config_dirs=dirs, choices=choices)
 
 
 PLANNED_COLUMNS = ["key", "dataset", "model", "params_json", "repeat", "fold", "inner_fold"]

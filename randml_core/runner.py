@@ -348,7 +348,8 @@ def run_task(X, y, task: Task, options: dict, problem: str = "binary") -> list[d
                 if scores is not None:
                     row.update(scores)
                     if options.get("metrics"):  # experiment.metrics: scikit-learn scorers (NaN and why, if not scorable)
-                        row.update(scorer_scores(options["metrics"], problem, y[te], r.y_pred, labels, r.proba))
+                        row.update(scorer_scores(options["metrics"], problem, y[te], r.y_pred, labels, r.proba,
+                                                 r.decision))
                     if r.staged:
                         row["staged"] = _staged_json(problem, y[te], labels, r.staged)
                 else:
