@@ -42,13 +42,26 @@ HEATMAPS = "heatmaps"  # the site's own figures (one per CD diagram), under the 
 esc = html.escape
 
 
+def _shipped_packages() -> set[str]:
+    """The benchmark packages that the ``randml`` distribution itself declares (its entry points)."""
+    from importlib import metadata
+
+    from ..plugins import GROUP
+    return {ep.value for ep in metadata.entry_points(group=GROUP)
+            if getattr(ep, "dist", None) is not None and ep.dist.name == "randml"}
+
+
 class Site:
     def __init__(self, results: Path, out: Path, repo: Path = REPO_ROOT, benchmarks=None, config_dirs=()):
         self.results, self.out, self.repo = Path(results).resolve(), Path(out).resolve(), Path(repo).resolve()
         self.catalogue = (self.repo / "datasets" / "README.md")
         #: the benchmarks with a page: the given ones (a user's), else the installed ones that describe themselves
+        #: and have artefacts in ``results``
         self.own = benchmarks is not None
-        self.papers = list(benchmarks) if self.own else PAPERS
+        # the benchmarks randml itself ships, and another installed package's only when these results hold its
+        # artefacts (a benchmark installed beside randml does not change randml's site)
+        self.papers = list(benchmarks) if self.own else [p for p in PAPERS if p.package in _shipped_packages()
+                                                         or artefacts(p, self.results).all()]
         self.arts = {p.key: artefacts(p, self.results) for p in self.papers}
         #: every experiment config by name, as Hydra finds it: a user's config dir first, then the shipped ones
         self.shipped = shipped_config_dirs()
