@@ -126,3 +126,32 @@ def test_notebook_runs_on_a_users_regression_store_with_one_setting_per_model_an
     assert out["table"]["Ridge"] == pytest.approx(ok.mean()["Ridge"], abs=1e-12)
     assert out["paired"]["friedman1"] == pytest.approx(ok.mean()["Dummy"] - ok.mean()["Ridge"], abs=1e-12)
     assert "kNNbig" not in out["table"] or np.isnan(out["table"]["kNNbig"])  # every cell failed: no number
+
+
+def test_a_two_axis_grid_is_drawn_one_curve_per_value_of_the_other_axis(store, tmp_path):
+    """EEKM-rbf's grid has two axes (n_hidden, gamma): the curve over the first is drawn once per value of the other,
+    never pooled over it, and the title says so; the means equal the raw parts' per (gamma, n_hidden)."""
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    at = next(i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", []))
+    nb.cells.insert(at + 1, nbformat.v4.new_code_cell(
+        f"EXPERIMENT = 'smoke'\nOVERRIDES = {OVERRIDES!r}\nSTORE_DIR = {str(store)!r}\n"
+        "MODELS = ('EEKM-rbf', 'EEM-rbf')\nMETRIC = 'gmean'", metadata={"tags": ["injected-parameters"]}))
+    nb.cells.append(nbformat.v4.new_code_cell(
+        "import json\nprint(json.dumps({'param': param, 'others': others, 'labels': curve_labels,"
+        " 'title': ax.get_title(), 'curve': curve[[*others, param, 'mean']].values.tolist()}))"))
+    from jupyter_client.manager import KernelManager
+    km = KernelManager(kernel_name="python3", transport="ipc", ip=str(tmp_path / "kernel-ipc"))
+    nbclient.NotebookClient(nb, km=km, timeout=300, resources={"metadata": {"path": str(tmp_path)}}).execute()
+    out = json.loads(nb.cells[-1].outputs[0]["text"])
+    assert sorted([out["param"], *out["others"]]) == ["p_gamma", "p_n_hidden"] and len(out["others"]) == 1
+    other = out["others"][0][2:]
+    assert len(out["labels"]) == 2 and all(f"{other}=" in label for label in out["labels"])
+    assert out["title"].endswith(f"one curve per dataset and {other}")
+    raw = pd.concat([pd.read_parquet(p) for p in sorted((store / "smoke").glob("part-*.parquet"))])
+    outer = raw[(raw.model == "EEKM-rbf") & (raw.inner_fold < 0) & (raw.status == "ok")]
+    params = outer["params_json"].map(json.loads)
+    means = outer.assign(g=params.map(lambda p: p["gamma"]), h=params.map(lambda p: p["n_hidden"])) \
+        .groupby(["g", "h"])["gmean"].mean()
+    for o, x, m in out["curve"]:
+        g, h = (o, x) if out["others"] == ["p_gamma"] else (x, o)
+        assert m == pytest.approx(means[(g, h)], abs=1e-12)
