@@ -22,6 +22,15 @@ import pytest
 REPO = Path(__file__).resolve().parent
 
 
+def in_repo(package: str) -> bool:
+    """Whether the benchmark package ``package`` lives in this repository (not one installed into site-packages,
+    which the venv inside the repository also holds): the engine's checks that name this repository's benchmarks
+    leave another installed package's out (its name may be an ordinary word of the engine's text)."""
+    from randml_core.plugins import folders
+    return any(Path(f).resolve().is_relative_to(REPO) and "site-packages" not in Path(f).parts
+               for f in folders(package))
+
+
 def shipped(rel: str) -> Path:
     """The shipped config file ``rel`` (``"experiment/smoke.yaml"``) from the first shipped config dir that has it:
     the engine's conf/ or a benchmark's (randml_core/searchpath.py)."""

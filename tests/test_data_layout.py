@@ -86,11 +86,9 @@ def test_generators_live_with_their_benchmark_and_the_estimators_do_not_reexport
 
 def test_the_data_layer_names_no_benchmark():
     """No module of randml_core/data names a discovered benchmark (docstrings and messages included)."""
-    from randml_core.plugins import folders
+    from conftest import in_repo
     # this repository's benchmarks (another installed package's name may be an ordinary word, e.g. "data")
-    names = [name for name, pkg in packages()
-             if any(Path(f).resolve().is_relative_to(DATA.parents[1]) and "site-packages" not in Path(f).parts
-                    for f in folders(pkg))]
+    names = [name for name, pkg in packages() if in_repo(pkg)]
     assert names  # this repository's benchmarks are installed here, so the check has teeth
     word = re.compile("|".join(rf"(?<![a-z]){re.escape(n)}(?![a-z])" for n in names), re.IGNORECASE)
     hits = [f"{path.relative_to(DATA)}:{i}: {line.strip()}"

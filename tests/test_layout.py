@@ -3,11 +3,10 @@ library (randml_core/models/, which any config may name by _target_), and its mo
 cycle."""
 import ast
 import re
-from pathlib import Path
 
 from randml_core import plugins
 
-from conftest import REPO
+from conftest import REPO, in_repo
 
 ENGINE = REPO / "randml_core"
 
@@ -19,9 +18,7 @@ def _engine_files():
 def test_the_engine_names_no_benchmark():
     """No module, docstring or message of the engine names a discovered benchmark (its key or short name)."""
     # the benchmarks of this repository (another installed package's names may be ordinary words of the engine's)
-    ours = [b for b in plugins.benchmarks()
-            if any(Path(f).resolve().is_relative_to(REPO) and "site-packages" not in Path(f).parts
-                   for f in plugins.folders(b.package))]
+    ours = [b for b in plugins.benchmarks() if in_repo(b.package)]
     names = {b.key for b in ours} | {b.short for b in ours if " " not in b.short}
     assert ours and all(b.key in names for b in ours)
     word = re.compile(r"(?<![A-Za-z])(" + "|".join(map(re.escape, sorted(names))) + r")(?![A-Za-z])", re.I)

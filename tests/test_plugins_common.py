@@ -13,7 +13,7 @@ import pytest
 from randml_core import plugins
 from randml_core.paths import shipped_config_dirs
 
-from conftest import REPO
+from conftest import REPO, in_repo
 
 
 
@@ -25,9 +25,7 @@ def test_the_installed_benchmarks_are_discovered():
 
 
 #: the benchmarks whose package lives in this repository (another installed benchmark's tables are its own)
-IN_REPO = [b for b in plugins.benchmarks()
-           if any(Path(f).resolve().is_relative_to(REPO) and "site-packages" not in Path(f).parts
-                   for f in plugins.folders(b.package))]
+IN_REPO = [b for b in plugins.benchmarks() if in_repo(b.package)]
 
 
 @pytest.mark.parametrize("bench", IN_REPO, ids=lambda b: b.key)

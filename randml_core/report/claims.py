@@ -239,14 +239,14 @@ def best_among(folds: pd.DataFrame | None, group, datasets, metric: str, *, need
             continue
         m = chosen[d] = str(means.idxmax() if hib else means.idxmin())
         tests = []
+        w = part.pivot_table(index=["repeat", "fold"], columns="model", values=metric, aggfunc="first")
+        sizes = part.drop_duplicates(["repeat", "fold"])
+        ratio = float(sizes["n_test"].mean() / sizes["n_train"].mean())
         for r in rivals:
             t = corrected_ttest(part, m, r, metric, higher_is_better=hib)
             tests.append((r, float(t["mean_diff"].iloc[0]), float(t["p"].iloc[0])))
-            w = part.pivot_table(index=["repeat", "fold"], columns="model", values=metric, aggfunc="first")
             diff = (w[m] - w[r]).dropna().to_numpy(float)
-            sizes = part.drop_duplicates(["repeat", "fold"])
-            mdes.append(mde_t(diff.size, float(diff.std(ddof=1)), alpha=alpha / len(rivals),
-                              test_train_ratio=float(sizes["n_test"].mean() / sizes["n_train"].mean())))
+            mdes.append(mde_t(diff.size, float(diff.std(ddof=1)), alpha=alpha / len(rivals), test_train_ratio=ratio))
         adj = holm([p for _, _, p in tests])  # mean_diff = m - r in the metric's units
         beaten = [r for (r, diff, _), q in zip(tests, adj) if q < alpha and sign * diff < 0]
         unshown = [r for (r, diff, _), q in zip(tests, adj) if not (q < alpha and sign * diff > 0)]
