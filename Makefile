@@ -17,7 +17,7 @@ ARGS     ?=
 RUN_OPTS := profile=$(PROFILE) n_jobs=$(JOBS) $(if $(REPEATS),protocol.repeats=$(REPEATS)) $(if $(INNER),protocol.inner_splits=$(INNER)) $(ARGS)
 
 EXP ?= eem_table4
-.PHONY: reports export verify leaderboard leaderboard-full leaderboard-grid stats compare bench-startup bench-eem bench-pri bench-eem-scaling all venv test lint report bench status data clean
+.PHONY: reports export verify leaderboard leaderboard-full leaderboard-grid stats compare bench-startup bench-harness bench-eem bench-pri bench-eem-scaling all venv test lint report bench status data clean
 
 all: table4
 
@@ -101,6 +101,11 @@ clean:
 # Wall time of every command (cold, cached) on a 1080-cell config-only _target_ experiment: results/tables/bench_startup.md
 bench-startup: $(STAMP)
 	$(PY) scripts/bench_startup.py $(ARGS)
+
+# The harness's own cost (issue 44): trivial cells against a joblib loop, a run linear in its tasks, load() against
+# read_parquet (about 5 min): results/tables/bench_harness.md
+bench-harness: $(STAMP)
+	$(PY) scripts/bench_harness.py $(ARGS)
 
 # EEM O(N h^2) scaling (n up to 500k, h up to 1000): results/tables/bench_eem_scaling.md
 bench-eem-scaling: $(STAMP)

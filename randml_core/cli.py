@@ -83,14 +83,14 @@ def _spec_from_cfg(cfg):
 def _cmd_run(cfg) -> int:
     from .runner import run
     spec = _spec_from_cfg(cfg)
-    backend, address = cfg.get("backend", "loky"), cfg.get("backend_address")
+    backend, address, write_every = cfg.get("backend", "loky"), cfg.get("backend_address"), _write_every(cfg)
     print(f"randml run: {spec.name} [{spec.profile}] {len(spec.datasets)} dataset(s) x "
           f"{len(spec.variants)} model(s); {spec.protocol.describe()}; n_jobs={cfg.n_jobs}"
           + (f"; backend={backend}" + (f" at {address}" if address else "") if backend != "loky" else ""),
           file=sys.stderr)
     s = run(spec, cfg.store_dir, n_jobs=int(cfg.n_jobs), progress=bool(cfg.progress),
             retry_failed=bool(cfg.retry_failed), shard=cfg.get("shard"), workers=cfg.get("workers"),
-            backend=backend, backend_address=address)
+            backend=backend, backend_address=address, write_every=write_every)
     print(f"randml run: computed {s.computed} cells ({s.failed} failed, {s.skipped} skipped by rule, "
           f"{s.not_converged} bounded), "
           f"{s.cached} already stored, in {s.seconds:.1f} s", file=sys.stderr)
@@ -101,6 +101,21 @@ def _cmd_run(cfg) -> int:
               "(retry_failed=true recomputes them)", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_UNAVAILABLE if s.unavailable else 0
+
+
+def _write_every(cfg) -> float:
+    """``write_every=`` as seconds >= 0, else a ConfigError naming the key and the fix."""
+    from .runner import WRITE_EVERY
+    value = cfg.get("write_every", WRITE_EVERY)
+    try:
+        seconds = float(WRITE_EVERY if value is None else value)
+    except (TypeError, ValueError):
+        seconds = float("nan")
+    if isinstance(value, bool) or not 0 <= seconds < float("inf"):
+        from .errors import ConfigError
+        raise ConfigError(f"write_every={value!r} is not a number of seconds >= 0; fix: write_every=1.0 (the default), "
+                          "or write_every=0 for a store part per task")
+    return seconds
 
 
 def _cmd_plan(cfg) -> int:

@@ -93,7 +93,14 @@ class Family:
     check: tuple | str | None = field(default=None, hash=False, compare=False)
 
     def handles(self) -> tuple[str, ...]:
-        return self.tasks if self.tasks is not None else task_support(self.estimator())
+        return self.tasks if self.tasks is not None else _handles_of(self)
+
+
+@functools.lru_cache(maxsize=256)
+def _handles_of(family: "Family") -> tuple[str, ...]:
+    """The tasks of a family without ``tasks``, from its estimator's tags: built once per process (a ``_target_``
+    family builds it through Hydra, about 2 ms, which every task paid)."""
+    return task_support(family.estimator())
 
 
 def task_support(est) -> tuple[str, ...]:
@@ -145,13 +152,34 @@ def time_limit(seconds: float | None):
         signal.signal(signal.SIGALRM, previous)
 
 
-def make_estimator(family: Family, params: dict, seed: int):
-    """``family.estimator()`` with ``params`` set, and ``random_state=seed`` wherever it has one
-    (nested estimators of a pipeline included); estimators without a seed (kNN) get none."""
-    est = family.estimator()
+def make_estimator(family: Family, params: dict, seed: int, build: Callable | None = None):
+    """``family.estimator()`` (or ``build()``: :func:`builder`) with ``params`` set, and ``random_state=seed``
+    wherever it has one (nested estimators of a pipeline included); estimators without a seed (kNN) get none."""
+    est = (build or family.estimator)()
     names = est.get_params(deep=True)
     seeds = {k: seed for k in names if (k == "random_state" or k.endswith("__random_state")) and k not in params}
     return est.set_params(**seeds, **params)
+
+
+def builder(family: Family) -> Callable:
+    """``() -> estimator``: the family's estimator built once per process (a ``_target_`` one through Hydra's ``instantiate``
+    and the trust checks, about 2 ms) and cloned for each call (scikit-learn's ``clone``: the same class and
+    constructor arguments, nested estimators cloned too). An estimator ``clone`` refuses (its ``__init__`` changes
+    its arguments) is built anew each time; a build that raises is raised by each call (the cell fails, as before)."""
+    from sklearn.base import clone
+
+    def build():
+        template = _TEMPLATES.get(family)
+        if template is None:
+            template = _TEMPLATES[family] = family.estimator()  # never fitted: only cloned
+        try:
+            return clone(template)
+        except Exception:  # noqa: BLE001 - not clonable as scikit-learn asks: build it as the config says
+            return family.estimator()
+    return build
+
+
+_TEMPLATES: dict = {}  # family -> its estimator as built (once per process), cloned by builder()
 
 
 def _decision_values(est, X):
@@ -180,9 +208,10 @@ def evaluate_plain(family: Family, split: Split, settings: list[dict], staged: b
     results = []
     limit = split.options.get("cell_timeout")
     cpu_time = cpu_time or bool(split.options.get("cpu_time"))
+    build = builder(family)
     for params in settings:
         def one(params=params):
-            est = make_estimator(family, params, split.seed)
+            est = make_estimator(family, params, split.seed, build)
             cpu0 = time.process_time()
             with time_limit(limit):
                 _, fit_s = timed(lambda: est.fit(split.X_train, split.y_train))
@@ -393,14 +422,22 @@ def evaluate(family: Family, split: Split, settings: list[dict]) -> list[CellRes
     them, its decision values when a scorer of ``experiment.metrics`` takes them)."""
     if family.evaluate is not None:
         return family.evaluate(split, settings)
-    from sklearn.base import is_classifier
-    est = family.estimator()
-    proba = is_classifier(est) and hasattr(est, "predict_proba")
+    classifier, proba, has_decision = _outputs_of(family)
     decision = False
-    if is_classifier(est) and not proba and hasattr(est, "decision_function") and split.options.get("metrics"):
+    if classifier and not proba and has_decision and split.options.get("metrics"):
         from .metrics import uses_decision
         decision = uses_decision(split.options["metrics"])
     return evaluate_plain(family, split, settings, proba=proba, decision=decision)
+
+
+@functools.lru_cache(maxsize=256)
+def _outputs_of(family: Family) -> tuple[bool, bool, bool]:
+    """(classifier, has ``predict_proba``, has ``decision_function``) of the family's estimator, built once per
+    process."""
+    from sklearn.base import is_classifier
+    est = family.estimator()
+    classifier = is_classifier(est)
+    return classifier, classifier and hasattr(est, "predict_proba"), hasattr(est, "decision_function")
 
 
 _WARM: set = set()  # the warm-up functions this process has run

@@ -115,13 +115,13 @@ def export(spec, store_dir, out_dir=None) -> tuple[Path, dict]:
 
     from .provenance import code_version, package_versions
     from .rows import planned_keys
-    from .store import ROW_ORDER, Store
+    from .store import ROW_ORDER, Store, key_mask
     plan, keys = planned_keys(spec, store_dir)
     if not keys:
         raise StoreError(f"{spec.name}: its plan has no cell here (every dataset needs a download?); nothing to export")
     store = Store(store_dir, spec.store)
     rows = store.read()
-    rows = rows[rows["key"].isin(keys)] if len(rows) else rows
+    rows = rows[key_mask(rows["key"], keys)] if len(rows) else rows
     missing = len(keys) - (rows["key"].nunique() if len(rows) else 0)
     failed = int((rows["status"] == "failed").sum()) if len(rows) else 0
     if missing or failed:
@@ -137,7 +137,7 @@ def export(spec, store_dir, out_dir=None) -> tuple[Path, dict]:
     earlier, info = None, {}
     if target.exists():
         earlier = read_frame(target)
-        earlier = earlier[~earlier["key"].isin(keys)]
+        earlier = earlier[~key_mask(earlier["key"], keys)]
         info = provenance(target).get("experiments", {})
     frame = pd.concat([rows, earlier], ignore_index=True) if earlier is not None and len(earlier) else rows
     frame = frame.sort_values([c for c in ROW_ORDER if c in frame.columns], kind="stable").reset_index(drop=True)

@@ -116,8 +116,16 @@ PLANNED_COLUMNS = ["key", "dataset", "model", "params_json", "repeat", "fold", "
 def planned_cells(plan) -> pd.DataFrame:
     """One row per cell of ``plan`` (its key, dataset, model, params_json, repeat, fold, inner_fold):
     what a complete store holds for the config."""
-    return pd.DataFrame([(c.key, t.dataset, c.variant.name, c.params_json, t.split.repeat, t.split.fold,
-                          t.split.inner) for t, c in plan.cells()], columns=PLANNED_COLUMNS)
+    import numpy as np
+    tasks = plan.tasks
+    sizes = np.fromiter((len(t.cells) for t in tasks), dtype=np.int64, count=len(tasks))
+    per_task = lambda values, dtype: np.repeat(np.fromiter(values, dtype=dtype, count=len(tasks)), sizes)  # noqa: E731
+    cells = [c for t in tasks for c in t.cells]  # columns built whole: a row tuple per cell took ~0.5 s at 94k cells
+    return pd.DataFrame({"key": [c.key for c in cells], "dataset": per_task((t.dataset for t in tasks), object),
+                         "model": [c.variant.name for c in cells], "params_json": [c.params_json for c in cells],
+                         "repeat": per_task((t.split.repeat for t in tasks), np.int64),
+                         "fold": per_task((t.split.fold for t in tasks), np.int64),
+                         "inner_fold": per_task((t.split.inner for t in tasks), np.int64)}, columns=PLANNED_COLUMNS)
 
 
 @dataclass(frozen=True)
@@ -173,13 +181,12 @@ def completeness(planned: pd.DataFrame, stored: pd.DataFrame, unavailable=(), un
     """:class:`Completeness` of the ``planned`` cells (:func:`planned_cells`) given the ``stored`` rows
     (columns key and status; rows of other keys are ignored); ``unscored``: keys of stored cells that lack a scorer
     of ``experiment.metrics`` (:func:`randml_core.runner.lacking_scorers`: the same rule ``randml run`` uses)."""
-    status = (stored.drop_duplicates("key", keep="last").set_index("key")["status"] if len(stored)
-              else pd.Series(dtype=object))
-    keys = planned["key"].drop_duplicates()
-    got = keys.map(status)
-    return Completeness(int(len(got)), int(got.notna().sum()),
-                        int((got.notna() & ~got.isin(["ok", "skipped"])).sum()), tuple(unavailable),
-                        int(keys.isin(unscored).sum()) if unscored else 0)
+    # plain dicts and sets: pandas' duplicated / map on Arrow-backed strings took ~1 s at 94k keys
+    status = dict(zip(stored["key"].tolist(), stored["status"].tolist())) if len(stored) else {}  # the last row wins
+    keys = dict.fromkeys(planned["key"].tolist())
+    got = [status[k] for k in keys if k in status]
+    return Completeness(len(keys), len(got), sum(st not in ("ok", "skipped") for st in got), tuple(unavailable),
+                        sum(k in unscored for k in keys) if unscored else 0)
 
 
 def fill_command(experiment: str, overrides=(), config_dir=None, store_dir=None) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from .store import Store
+from .store import Store, key_mask
 
 __all__ = ["current_rows", "planned_keys", "rows_of"]
 
@@ -29,7 +29,7 @@ def planned_keys(spec, store_dir: str | os.PathLike):
 def rows_of(spec, store_dir: str | os.PathLike, keys: set):
     """The stored rows (every fold and status) of ``spec``'s store whose key is in ``keys``."""
     frame = Store(store_dir, spec.store).read()
-    return frame[frame["key"].isin(keys)].reset_index(drop=True) if len(frame) else frame
+    return frame[key_mask(frame["key"], keys)].reset_index(drop=True) if len(frame) else frame
 
 
 def search_trace(spec, store_root):

@@ -7,8 +7,8 @@ A *cell* is (dataset, model variant, hyper-parameters, repeat, fold[, inner fold
 content hash of everything that determines its result: the data hash, the split definition, the
 family and its code version, the canonical parameters and the model seed. A *task* is one split
 of one dataset with all its missing cells; tasks run in parallel (joblib processes, one BLAS
-thread each, which also makes results independent of ``n_jobs``) and each finished task is
-written to the store as one atomic parquet part.
+thread each, which also makes results independent of ``n_jobs``) and the finished tasks are
+written to the store as atomic parquet parts, the tasks of up to ``write_every`` seconds in one (:class:`_Writer`).
 """
 from __future__ import annotations
 
@@ -27,7 +27,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from .config import ExperimentSpec, Variant, check_backend
 from .data import load_dataset
@@ -50,6 +49,12 @@ log = logging.getLogger(__name__)
 #: columns that legitimately differ between two runs of the same cells
 VOLATILE_COLUMNS = ("fit_seconds", "predict_seconds", "task_seconds", "timestamp", "code_version", "code_dirty",
                     "packages")
+
+#: seconds between two parts a run writes (``write_every``): rows of the tasks that finish meanwhile wait in memory
+WRITE_EVERY = 1.0
+#: rows that are written at once, whatever the time (bounds the memory of a batch)
+WRITE_ROWS = 50_000
+
 
 def cell_key(data_hash: str, spec: ExperimentSpec, split: SplitSpec, variant: Variant, params_json: str,
              prep: str | None = None) -> str:
@@ -291,6 +296,19 @@ def _status(error: str | None) -> str:
     return "skipped" if error.startswith("skipped:") else "failed"
 
 
+_CONTROLLER: list = []  # (modules imported when it was made, threadpoolctl.ThreadpoolController)
+
+
+def _one_thread():
+    """``threadpool_limits(limits=1)`` through a controller made once per process (the scan of the loaded BLAS
+    and OpenMP libraries cost about 4 ms a task), made again when modules were imported since (a library a
+    plug-in loads is then limited too)."""
+    from threadpoolctl import ThreadpoolController
+    if not _CONTROLLER or _CONTROLLER[0][0] != len(sys.modules):
+        _CONTROLLER[:] = [(len(sys.modules), ThreadpoolController())]
+    return _CONTROLLER[0][1].limit(limits=1)
+
+
 def run_task(X, y, task: Task, options: dict, problem: str = "binary") -> list[dict]:
     """Evaluate one task's cells (in a worker process). Returns plain result rows.
 
@@ -299,7 +317,7 @@ def run_task(X, y, task: Task, options: dict, problem: str = "binary") -> list[d
     (``CellResult.staged``: ``[(stage, y_pred, proba or None), ...]``, e.g. per boosting level or
     number of trees), scored here into the JSON column ``staged`` (``results.staged`` expands it).
     """
-    with threadpool_limits(limits=1):
+    with _one_thread():
         tr, te = task.split.train, task.split.test
         cat = options.get("_categorical", ())  # a card's categorical columns
         # training-set criteria (a family's train_criteria option) are only needed on outer folds
@@ -464,7 +482,8 @@ class RunSummary:
 def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool = True,
         retry_failed: bool = False, shard: str | None = None, workers: int | None = None,
         lease_heartbeat: float = HEARTBEAT_SECONDS, lease_stale: float = STALE_SECONDS,
-        wait_poll: float = 2.0, backend: str = "loky", backend_address: str | None = None) -> RunSummary:
+        wait_poll: float = 2.0, backend: str = "loky", backend_address: str | None = None,
+        write_every: float = WRITE_EVERY) -> RunSummary:
     """Compute the cells of ``spec`` not yet stored in ``store_root`` (:func:`_run_round`). A model with a
     ``search:`` block (:mod:`randml_core.search`) plans its next rung or trial from the stored results of the
     previous one, so the rounds repeat until a round has nothing to compute."""
@@ -477,7 +496,7 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
                           "(or with search kind random, whose settings do not depend on scores)")
     kwargs = dict(n_jobs=n_jobs, progress=progress, retry_failed=retry_failed, shard=shard, workers=workers,
                   lease_heartbeat=lease_heartbeat, lease_stale=lease_stale, wait_poll=wait_poll, backend=backend,
-                  backend_address=backend_address)
+                  backend_address=backend_address, write_every=write_every)
     t0, rounds = time.monotonic(), []
     while True:
         rounds.append(_run_round(spec, store_root, **kwargs))
@@ -496,7 +515,8 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
 def _run_round(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool = True,
                retry_failed: bool = False, shard: str | None = None, workers: int | None = None,
                lease_heartbeat: float = HEARTBEAT_SECONDS, lease_stale: float = STALE_SECONDS,
-               wait_poll: float = 2.0, backend: str = "loky", backend_address: str | None = None) -> RunSummary:
+               wait_poll: float = 2.0, backend: str = "loky", backend_address: str | None = None,
+               write_every: float = WRITE_EVERY) -> RunSummary:
     """Compute the cells of ``spec``'s plan not yet stored in ``store_root``.
 
     Several runs may fill one store at once (processes, or hosts sharing the directory): each task
@@ -514,32 +534,9 @@ def _run_round(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress:
     store.check_writable()  # before any work: an unwritable store would lose the first task's results
     store.cleanup_temp()
     plan = make_plan(spec, splits=False, store_root=store_root)  # folds are drawn below, only where cells are computed
-    for name, ds in plan.datasets.items():  # a card's categorical columns / NaN: how they reach the models
-        for prep, models in _preps_of(spec, ds).items():
-            if prep != preprocessing_of(spec.options):
-                print(f"randml run: dataset {name!r}: features {prep}" + models, file=sys.stderr)
-    if plan.unavailable:  # each reason is printed once, after the run (randml run: skipped NAME: why)
-        log.warning("%s: %d dataset(s) not available, skipped: %s", spec.name, len(plan.unavailable),
-                    ", ".join(plan.unavailable))
+    _announce(spec, plan)
     fresh = _NewKeys(store)  # keys of parts not listed yet (written by other runs from now on): before the read
-    scored = [SCORERS_COLUMN] if spec.options.get("metrics") else []
-    stored = store.read_columns(["key", "status", "dataset", "task_seconds", *scored]) if store.has_rows() else None
-    done_keys = set()
-    if stored is not None and stored.get("key"):
-        lacking = _lacking_scorers(stored, spec, plan)
-        if lacking:
-            log.info("%s: %d stored cell(s) lack a scorer of experiment.metrics: computed again", spec.name, len(lacking))
-        done_keys = set(stored["key"]) - computed_again(stored, spec, plan, retry_failed, lacking)
-    n_cached = 0
-    incomplete: list[tuple[Task, list[Cell]]] = []
-    for task in shard_tasks(plan.tasks, shard):
-        missing = [c for c in task.cells if c.key not in done_keys]
-        n_cached += len(task.cells) - len(missing)
-        if missing:
-            incomplete.append((task, missing))
-    plan.draw_splits({task.dataset for task, _ in incomplete})
-    todo = [(task_id(c.key for c in task.cells), Task(task.dataset, task.split, missing))
-            for task, missing in incomplete]
+    todo, n_cached, stored = _to_compute(spec, plan, store, shard, retry_failed)
     total = sum(len(t.cells) for _, t in todo)
     log.info("%s: %d cells to compute, %d already stored", spec.name, total, n_cached)
     print(run_summary(plan, stored, [t for _, t in todo], workers or n_jobs, shard_tasks(plan.tasks, shard), shard),
@@ -549,13 +546,10 @@ def _run_round(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress:
     if todo:  # git and package metadata (~0.1 s), joblib (~0.1 s): only for a run that computes cells
         from joblib import delayed
 
-        _warm_up_here([t for _, t in todo])
         from .backends import executor
-        sha, dirty = code_version()
-        variants = {v.name: v for v in spec.variants}  # a row's model -> its variant (its own encoding)
-        provenance = {"experiment": spec.name, "code_version": sha, "code_dirty": dirty,
-                      "packages": package_versions(), "config_hash": spec.config_hash(),
-                      "protocol": spec.protocol.describe(), "preprocessing": preprocessing_of(spec.options)}
+        _warm_up_here([t for _, t in todo])
+        provenance = _provenance(spec)
+    variants = {v.name: v for v in spec.variants}  # a row's model -> its variant (its own encoding)
     options = dict(spec.options)
     computed = failed = skipped = bounded = by_others = 0
     leases = Leases(store.dir / "leases", heartbeat=lease_heartbeat, stale_after=lease_stale)
@@ -575,7 +569,8 @@ def _run_round(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress:
 
     # a cluster backend is started (or connected to) only when there is work
     start = executor(backend, backend_address, n_jobs) if todo else contextlib.nullcontext()
-    with bar, _sigterm_as_interrupt(), leases, start as run_jobs:
+    writer = _Writer(store, leases, fresh, write_every)
+    with bar, _sigterm_as_interrupt(), leases, writer, start as run_jobs:
         bar.update(0)  # show the bar (0 %) before the first task finishes
         while pending:
             deferred: list[tuple[str, Task]] = []
@@ -598,25 +593,14 @@ def _run_round(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress:
                     yield delayed(_run_claimed_task)(tid, ds.X, ds.y, rest, _task_options(options, ds), ds.task)
 
             for tid, task, rows in run_jobs(claimed()):
-                ds = plan.datasets[task.dataset]
-                stamp = datetime.now(timezone.utc).isoformat()
-                for r in rows:
-                    r.update(provenance)
-                    if ds.categorical or not ds.is_sparse and np.isnan(ds.X).any():  # a card's encoding / NaN
-                        r["preprocessing"] = dataset_prep(spec.options, ds, variants.get(r["model"]))
-                    r.update({"dataset": task.dataset, "data_hash": ds.data_hash, "data_source": ds.source,
-                              "repeat": task.split.repeat, "fold": task.split.fold, "inner_fold": task.split.inner,
-                              "split_seed": task.split.split_seed, "model_seed": task.split.model_seed,
-                              "n_train": len(task.split.train), "n_test": len(task.split.test), "timestamp": stamp})
-                part = store.write(rows)
-                if part is not None:
-                    fresh.seen.add(part.name)
-                leases.release(tid)  # after the part is written: see randml_core.leases
+                _stamp(rows, task, plan.datasets[task.dataset], provenance, spec, variants)
+                writer.add(tid, rows)
                 computed += len(rows)
                 failed += sum(r["status"] == "failed" for r in rows)
                 skipped += sum(r["status"] == "skipped" for r in rows)
                 bounded += sum(not r["converged"] for r in rows)
                 bar.update(len(rows))
+            writer.flush()  # before the stored check of the deferred tasks (another run's may be ours)
             pending = [(tid, rest) for tid, task in deferred if (rest := drop_stored(tid, task)) is not None]
             if pending and not claimed_any:
                 if not waiting_said:
@@ -625,14 +609,151 @@ def _run_round(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress:
                              len(pending), lease_stale)
                     waiting_said = True
                 time.sleep(wait_poll)
+    _finish(spec, store, leases)
+    return RunSummary(computed, n_cached + by_others, failed, bounded, time.monotonic() - t0, plan.unavailable,
+                      skipped)
+
+
+def _announce(spec: ExperimentSpec, plan: Plan) -> None:
+    """Say how a card's categorical columns / NaN reach the models, and which datasets are not available."""
+    for name, ds in plan.datasets.items():
+        for prep, models in _preps_of(spec, ds).items():
+            if prep != preprocessing_of(spec.options):
+                print(f"randml run: dataset {name!r}: features {prep}" + models, file=sys.stderr)
+    if plan.unavailable:  # each reason is printed once, after the run (randml run: skipped NAME: why)
+        log.warning("%s: %d dataset(s) not available, skipped: %s", spec.name, len(plan.unavailable),
+                    ", ".join(plan.unavailable))
+
+
+def _to_compute(spec: ExperimentSpec, plan: Plan, store: Store, shard, retry_failed: bool):
+    """``(todo, n_cached, stored)``: ``[(task id, task of its cells to compute)]`` of the shard (their folds drawn),
+    how many of its cells are stored and done, and the stored columns read (None: an empty store)."""
+    scored = [SCORERS_COLUMN] if spec.options.get("metrics") else []
+    stored = store.read_columns(["key", "status", "dataset", "task_seconds", *scored]) if store.has_rows() else None
+    done_keys = set()
+    if stored is not None and stored.get("key"):
+        lacking = _lacking_scorers(stored, spec, plan)
+        if lacking:
+            log.info("%s: %d stored cell(s) lack a scorer of experiment.metrics: computed again", spec.name, len(lacking))
+        done_keys = set(stored["key"]) - computed_again(stored, spec, plan, retry_failed, lacking)
+    n_cached = 0
+    incomplete: list[tuple[Task, list[Cell]]] = []
+    for task in shard_tasks(plan.tasks, shard):
+        missing = [c for c in task.cells if c.key not in done_keys]
+        n_cached += len(task.cells) - len(missing)
+        if missing:
+            incomplete.append((task, missing))
+    plan.draw_splits({task.dataset for task, _ in incomplete})
+    todo = [(task_id(c.key for c in task.cells), Task(task.dataset, task.split, missing))
+            for task, missing in incomplete]
+    return todo, n_cached, stored
+
+
+def _finish(spec: ExperimentSpec, store: Store, leases: Leases) -> None:
+    """After the tasks: stale leases of finished tasks removed, many parts compacted into one."""
     if leases.taken_over:
         log.info("%s: took over %d stale lease(s)", spec.name, leases.taken_over)
     if (store.dir / "leases").exists() and (removed := leases.remove_stale()):
         log.info("%s: removed %d stale lease(s) of finished tasks", spec.name, removed)
     if len(store.parts()) > 64:
         store.compact()
-    return RunSummary(computed, n_cached + by_others, failed, bounded, time.monotonic() - t0, plan.unavailable,
-                      skipped)
+
+
+def _provenance(spec: ExperimentSpec) -> dict:
+    """The columns every row of this run carries: which code, packages, config and protocol made it."""
+    sha, dirty = code_version()
+    return {"experiment": spec.name, "code_version": sha, "code_dirty": dirty, "packages": package_versions(),
+            "config_hash": spec.config_hash(), "protocol": spec.protocol.describe(),
+            "preprocessing": preprocessing_of(spec.options)}
+
+
+def _stamp(rows: list[dict], task: Task, ds, provenance: dict, spec: ExperimentSpec, variants: dict) -> None:
+    """Add to a finished task's rows what the parent knows: provenance, dataset, split and the UTC time."""
+    stamp = datetime.now(timezone.utc).isoformat()
+    for r in rows:
+        r.update(provenance)
+        if ds.categorical or not ds.is_sparse and np.isnan(ds.X).any():  # a card's encoding / NaN
+            r["preprocessing"] = dataset_prep(spec.options, ds, variants.get(r["model"]))
+        r.update({"dataset": task.dataset, "data_hash": ds.data_hash, "data_source": ds.source,
+                  "repeat": task.split.repeat, "fold": task.split.fold, "inner_fold": task.split.inner,
+                  "split_seed": task.split.split_seed, "model_seed": task.split.model_seed,
+                  "n_train": len(task.split.train), "n_test": len(task.split.test), "timestamp": stamp})
+
+
+class _Writer:
+    """Rows of finished tasks, written as one part per batch (issue 44: a part per task cost ~30 ms of the parent's
+    time in pandas round trips, checksums and fsync, the floor of a run of cheap cells).
+
+    A task's rows are written at once when no part was written for ``every`` seconds, else they wait, and a thread
+    writes what waits ``every`` seconds after the last part; the task's lease is released after its rows are written
+    (:mod:`randml_core.leases`). A run that ends, fails or is interrupted (Ctrl-C, SIGTERM) writes what waits; a
+    ``kill -9`` loses at most the tasks of the last ``every`` seconds, which the next run computes (nothing else).
+    ``every=0``: one part per task."""
+
+    def __init__(self, store: Store, leases: Leases, fresh: "_NewKeys", every: float = WRITE_EVERY):
+        self.store, self.leases, self.fresh, self.every = store, leases, fresh, every
+        self.rows: list[dict] = []
+        self.tids: list[str] = []
+        self.last = -math.inf
+        self.error: BaseException | None = None
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def add(self, tid: str, rows: list[dict]) -> None:
+        self._raise()
+        with self._lock:
+            self.rows.extend(rows)
+            self.tids.append(tid)
+            if time.monotonic() - self.last >= self.every or len(self.rows) >= WRITE_ROWS:
+                self._write()
+
+    def flush(self) -> None:
+        self._raise()
+        with self._lock:
+            self._write()
+
+    def _raise(self) -> None:
+        if self.error is not None:
+            error, self.error = self.error, None
+            raise error
+
+    def _write(self) -> None:
+        if self.tids:
+            part = self.store.write(self.rows)
+            if part is not None:
+                self.fresh.seen.add(part.name)
+            for tid in self.tids:
+                self.leases.release(tid)  # after the part is written: see randml_core.leases
+            self.rows, self.tids = [], []
+        self.last = time.monotonic()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.every / 2):
+            with self._lock:
+                if not self.tids or time.monotonic() - self.last < self.every:
+                    continue
+                try:
+                    self._write()
+                except BaseException as exc:  # noqa: BLE001 - raised in the run's thread, at its next add
+                    self.error = exc
+                    return
+
+    def __enter__(self) -> "_Writer":
+        if self.every > 0:
+            self._thread = threading.Thread(target=self._loop, name="randml-writer", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        with self._lock:
+            if self.error is None:
+                self._write()  # also on an interrupt or a failed task: the finished tasks' rows are kept
+        if exc[0] is None:
+            self._raise()
 
 
 def parse_shard(shard) -> tuple[int, int]:

@@ -1,4 +1,4 @@
-"""The result store: a directory of parquet part files, one per finished task, never rewritten.
+"""The result store: a directory of parquet part files, each the rows of some finished tasks, never rewritten.
 
 What it promises (docs/guarantees.md; tests/test_store_faults.py and tests/test_store_trust.py prove each):
 
@@ -127,6 +127,17 @@ def uniform_params(frame: "pd.DataFrame") -> "pd.DataFrame":
         frame[col] = [v if _missing(v) or (isinstance(v, str) and _json_text(v))
                       else json.dumps(v.item() if hasattr(v, "item") else v) for v in frame[col]]
     return frame
+
+def key_mask(keys: "pd.Series", wanted) -> np.ndarray:
+    """``keys.isin(wanted)`` as a boolean array, by Arrow's hash set: pandas' ``isin`` on Arrow-backed strings (its
+    default ``str`` dtype) boxed every wanted key into a scalar first, about 1 s for 100,000 keys."""
+    import pyarrow.compute as pc
+    value_set = wanted if isinstance(wanted, (pa.Array, pa.ChunkedArray)) else pa.array(list(wanted), pa.string())
+    if isinstance(value_set, pa.ChunkedArray):
+        value_set = value_set.combine_chunks()
+    mask = pc.is_in(pa.array(keys, type=pa.string(), from_pandas=True), value_set=value_set)
+    return mask.to_numpy(zero_copy_only=False).astype(bool, copy=False)
+
 
 class StoreError(RuntimeError):
     """The store cannot be used as asked (not writable, rows that must not be stored, a part that cannot
@@ -332,6 +343,7 @@ class Store:
         self.experiment = experiment
         self.dir = self.root / experiment
         self._verified: dict[str, str] | None = None  # part name -> SHA-256 of the bytes that were verified
+        self._unsaved: dict[str, str] = {}  # parts this object wrote: in the memo on disk at its next read
 
     def frame_file(self) -> Path | None:
         """The committed result frame under this store (:mod:`randml_core.frames`), or None."""
@@ -373,9 +385,18 @@ class Store:
         name = f"part-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{_HOST}-{os.getpid()}-{secrets.token_hex(4)}.parquet"
         final = self.dir / name
         with _held_temp(self.dir, f".{name}") as (tmp, fd):
-            pq.write_table(table, tmp, write_page_checksum=True)
+            sink = pa.BufferOutputStream()  # in memory first: the bytes are hashed for the memo, never read back
+            pq.write_table(table, sink, write_page_checksum=True)
+            data = sink.getvalue().to_pybytes()
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
             os.fsync(fd)
             os.replace(tmp, final)
+        # these bytes hold the rows just validated and checksummed: a later read of this store object (the run's
+        # compaction) trusts them while their hash holds, as it trusts parts it verified itself; another process
+        # verifies them once, as before. The memo on disk is not rewritten per part (it grows with the store).
+        self._memo()[name] = self._unsaved[name] = hashlib.sha256(data).hexdigest()
         return final
 
     # -- reading -----------------------------------------------------------------------------
@@ -412,7 +433,10 @@ class Store:
         return self._verified
 
     def _remember(self, verified: dict[str, str]) -> None:
-        """Add ``{part name: content hash}`` to the memo (merged with what other processes wrote)."""
+        """Add ``{part name: content hash}`` (and the parts this object wrote) to the memo, merged with what other
+        processes wrote."""
+        verified = {**self._unsaved, **verified}
+        self._unsaved = {}
         if not verified:
             return
         memo = self._memo()
@@ -483,7 +507,7 @@ class Store:
             frame = table.to_pandas()
             if loaded:
                 held = set().union(*(set(got.frame["key"]) for got in loaded))
-                frame = frame[~frame["key"].isin(held)]
+                frame = frame[~key_mask(frame["key"], held)]
             loaded.append(_Loaded(f"frame:{frame_file.name}", frame, digest, False))
         return loaded
 
@@ -509,7 +533,7 @@ class Store:
                         break
                     self._quarantine(path, exc)
             if not vanished:
-                self._remember({got.name: got.digest for got in loaded if got.new})
+                self._remember({got.name: got.digest for got in loaded if got.new})  # and the parts written here
                 return loaded
         raise StoreError(f"parts of '{self.dir}' kept vanishing while reading; try again")  # pragma: no cover
 
@@ -571,6 +595,7 @@ class Store:
                 held = pa.chunked_array([k for t in tables for k in t.column("key").chunks], type=pa.string())
                 table = table.filter(pc.invert(pc.is_in(table.column("key"), value_set=held.combine_chunks())))
             tables.append(table)
+        self._remember({})  # the parts this object wrote, if any
         n = sum(t.num_rows for t in tables)
         out = {c: [v for t in tables for v in (t.column(c).to_pylist() if c in t.column_names else [None] * t.num_rows)]
                for c in dict.fromkeys(["key", *columns]) if any(c in t.column_names for t in tables)}

@@ -300,10 +300,12 @@ def test_lpt_makespan_hand_worked():
 def test_plan_predicts_wall_time_from_stored_task_times(compose, tmp_path):
     run(compose(*SMALL, "protocol.repeats=1"), str(tmp_path), progress=False)
     secs = {}
-    for p in (tmp_path / "smoke").glob("part-*.parquet"):
-        t = pq.read_table(p, columns=["task_seconds"]).column("task_seconds").to_pylist()
-        assert len(set(t)) == 1  # a part is one task
-        secs[p.name] = t[0]
+    for p in (tmp_path / "smoke").glob("part-*.parquet"):  # a part holds the tasks finished in a second
+        t = pq.read_table(p, columns=["dataset", "repeat", "fold", "inner_fold", "task_seconds"]).to_pylist()
+        for r in t:
+            assert secs.setdefault((r["dataset"], r["repeat"], r["fold"], r["inner_fold"]), r["task_seconds"]) \
+                == r["task_seconds"]  # one time per task
+    assert len(secs) == 3
     median = sorted(secs.values())[1]  # 3 tasks
     from randml_core.planview import _fmt
     spec = compose(*SMALL, "protocol.repeats=2")  # 3 tasks stored, 3 to run

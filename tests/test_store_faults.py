@@ -31,7 +31,7 @@ SMALL = ("experiment=smoke", "dataset=heart", "model=lssvm")  # 3 folds x 4 cell
 @pytest.fixture
 def filled(compose, tmp_path):
     spec = compose(*SMALL)
-    first = run(spec, tmp_path, n_jobs=1, progress=False)
+    first = run(spec, tmp_path, n_jobs=1, progress=False, write_every=0)  # a part per task: three to corrupt
     store = Store(tmp_path, "smoke")
     assert len(store.parts()) == 3 and first.computed == 12
     return spec, store

@@ -1,0 +1,205 @@
+#!/usr/bin/env python
+"""Benchmark (not a test) of issue 44: what the harness itself costs, each figure against its peer in one run.
+
+1. **Floor**: 10,000 DummyClassifier cells (iris, 4 strategies, 10-fold x 250 repeats: 2,500 tasks) by
+   ``randml run n_jobs=2`` against ``joblib.Parallel(n_jobs=2)`` over ``cross_validate`` with accuracy, balanced
+   accuracy and log loss on the same splits (randml stores GMean, balanced accuracy, accuracy and log loss).
+   Interleaved rounds; cells/s of each (randml: the run's own time, start-up excluded; the wall time is shown too).
+2. **Linear in tasks**: one strategy, 2,500 then 10,000 tasks (a cell each) into fresh stores: the time ratio
+   (linear: 4.0) and the time per task in the first and the last quarter of the 10,000 (from the rows' timestamps).
+3. **load()**: ``randml_core.results.load(<experiment>, include_inner=True)`` of the largest committed frame with
+   inner folds against ``pandas.read_parquet`` of its file, warm (second call), medians of 3.
+
+Every figure with the load average at its start (other work on the machine slows both sides alike, not the ratio).
+Writes ``results/tables/bench_harness.md``.
+
+    .venv/bin/python scripts/bench_harness.py [--repeats 250] [--rounds 2] [--skip-linear]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+OUT = REPO / "results" / "tables" / "bench_harness.md"
+RANDML = [sys.executable, "-m", "randml_core.cli"]
+STRATEGIES = ["most_frequent", "prior", "stratified", "uniform"]
+
+MODEL = """estimator:
+  _target_: sklearn.dummy.DummyClassifier
+variants:
+  dummy: {{}}
+grid:
+  strategy: [{strategies}]
+"""
+EXPERIMENT = """# @package _global_
+defaults:
+  - /model@models.dummy: dummy
+  - override /protocol: cv10
+protocol:
+  repeats: {repeats}
+experiment:
+  name: floor
+  datasets: [iris]
+"""
+
+
+def _load() -> str:
+    return "%.2f" % os.getloadavg()[0]
+
+
+def _config(where: Path, strategies: list[str], repeats: int) -> Path:
+    (where / "model").mkdir(parents=True, exist_ok=True)
+    (where / "experiment").mkdir(exist_ok=True)
+    (where / "model" / "dummy.yaml").write_text(MODEL.format(strategies=", ".join(strategies)))
+    (where / "experiment" / "floor.yaml").write_text(EXPERIMENT.format(repeats=repeats))
+    return where
+
+
+def randml_run(conf: Path, store: Path) -> tuple[float, float, int]:
+    """(the run's own seconds, wall seconds, cells computed) of ``randml run`` into a fresh ``store``."""
+    t0 = time.perf_counter()
+    out = subprocess.run([*RANDML, "run", "--config-dir", str(conf), "experiment=floor", "n_jobs=2", "progress=false",
+                          f"store_dir={store}", f"hydra.run.dir={store}/logs"], capture_output=True, text=True,
+                         env={**os.environ, "RANDML_OFFLINE": "1"})
+    wall = time.perf_counter() - t0
+    m = re.search(r"computed (\d+) cells .* in ([\d.]+) s", out.stderr)
+    if out.returncode != 0 or m is None:
+        raise SystemExit(f"randml run failed:\n{out.stderr[-2000:]}")
+    return float(m.group(2)), wall, int(m.group(1))
+
+
+def joblib_loop(repeats: int) -> tuple[float, int]:
+    """(seconds, cells) of a joblib loop of cross_validate over the same cells (10 folds per (strategy, repeat))."""
+    code = f"""
+import time
+from joblib import Parallel, delayed
+from sklearn.datasets import load_iris
+from sklearn.dummy import DummyClassifier
+from sklearn.model_selection import RepeatedStratifiedKFold, cross_validate
+X, y = load_iris(return_X_y=True)
+def one(strategy, r):
+    cv = RepeatedStratifiedKFold(n_splits=10, n_repeats=1, random_state=r)
+    return cross_validate(DummyClassifier(strategy=strategy, random_state=r), X, y, cv=cv,
+                          scoring=["accuracy", "balanced_accuracy", "neg_log_loss"])
+t0 = time.perf_counter()
+Parallel(n_jobs=2)(delayed(one)(s, r) for s in {STRATEGIES!r} for r in range({repeats}))
+print(time.perf_counter() - t0)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1]), len(STRATEGIES) * repeats * 10
+
+
+def floor(repeats: int, rounds: int, work: Path) -> list[str]:
+    conf = _config(work / "floor_conf", STRATEGIES, repeats)
+    ours, theirs, walls, loads = [], [], [], []
+    for i in range(rounds):
+        loads.append(_load())
+        secs, wall, cells = randml_run(conf, work / f"floor_store_{i}")
+        ours.append(cells / secs)
+        walls.append(cells / wall)
+        jsecs, jcells = joblib_loop(repeats)
+        theirs.append(jcells / jsecs)
+    r, j, w = statistics.median(ours), statistics.median(theirs), statistics.median(walls)
+    return ["## 1. Floor: trivial cells against a joblib loop of cross_validate",
+            "",
+            f"{len(STRATEGIES) * repeats * 10:,} DummyClassifier cells ({repeats * 10:,} tasks), iris, n_jobs=2; medians "
+            f"of {rounds} interleaved round(s); load average at each round's start: {', '.join(loads)}.",
+            "",
+            "| | cells/s | ratio to the joblib loop |", "|---|---:|---:|",
+            f"| joblib.Parallel over cross_validate (accuracy, balanced accuracy, log loss) | {j:,.0f} | 1.00 |",
+            f"| randml run, the run's own time | {r:,.0f} | {r / j:.2f} |",
+            f"| randml run, wall time (start-up, planning and compaction included) | {w:,.0f} | {w / j:.2f} |",
+            "", "Goal (issue 44): randml at >= 0.7x the joblib loop's cells/s.", ""]
+
+
+def linear(work: Path) -> list[str]:
+    import pandas as pd
+    rows, times = [], {}
+    for repeats in (250, 1000):
+        conf = _config(work / f"lin_conf_{repeats}", ["prior"], repeats)
+        load_avg = _load()
+        secs, wall, cells = randml_run(conf, work / f"lin_store_{repeats}")
+        times[repeats] = secs
+        rows.append(f"| {repeats * 10:,} | {secs:.1f} | {wall:.1f} | {load_avg} |")
+    store = work / "lin_store_1000" / "floor"
+    frame = pd.concat([pd.read_parquet(p, columns=["timestamp"]) for p in sorted(store.glob("part-*.parquet"))])
+    stamps = pd.to_datetime(frame["timestamp"], format="ISO8601").sort_values().to_numpy()
+    q = len(stamps) // 4
+    per_task = lambda a: (a[-1] - a[0]) / max(len(a) - 1, 1) / pd.Timedelta(milliseconds=1)  # noqa: E731
+    first, last = per_task(stamps[:q]), per_task(stamps[-q:])
+    ratio = times[1000] / times[250]
+    return ["## 2. A run linear in its tasks", "",
+            "One DummyClassifier setting (a cell per task), iris, n_jobs=2, each into a fresh store.", "",
+            "| tasks | run's own seconds | wall seconds | load average |", "|---:|---:|---:|---:|", *rows, "",
+            f"10,000 tasks take **{ratio:.2f}x** the time of 2,500 (linear: 4.0; goal: at most 4.5). Time per task "
+            f"(from the rows' timestamps) in the first quarter of the 10,000: {first:.2f} ms, in the last quarter: "
+            f"{last:.2f} ms.", ""]
+
+
+def load_speed() -> list[str]:
+    import warnings
+
+    import pandas as pd
+    import pyarrow.parquet as pq
+    from randml_core.results import load
+    frames = sorted((REPO / "results" / "frames").glob("*.parquet"), key=lambda p: p.stat().st_size, reverse=True)
+    target = next(p for p in frames if pq.read_table(p, columns=["inner_fold"]).column("inner_fold").to_numpy().max() >= 0)
+    name = target.stem
+    warnings.simplefilter("ignore")
+    load(name, include_inner=True)  # warm: imports, the frame's checksum (once per process), data memo
+    ours, theirs = [], []
+    load_avg = _load()
+    for _ in range(3):
+        t0 = time.perf_counter()
+        pd.read_parquet(target)
+        theirs.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        frame = load(name, include_inner=True)
+        ours.append(time.perf_counter() - t0)
+    r, p = statistics.median(ours), statistics.median(theirs)
+    return ["## 3. load() against pandas.read_parquet", "",
+            f"`load({name!r}, include_inner=True)` ({len(frame):,} rows) of the committed frame "
+            f"`results/frames/{target.name}` ({target.stat().st_size / 1e6:.1f} MB), the largest with inner folds, "
+            f"warm, medians of 3; load average {load_avg}.", "",
+            "| | seconds | ratio |", "|---|---:|---:|",
+            f"| pandas.read_parquet of the file | {p:.3f} | 1.0 |", f"| load() | {r:.3f} | {r / p:.1f} |", "",
+            "Goal (issue 44): at most 3x. load() composes the config and re-plans every key to keep only the current "
+            "config's cells (guarantee kept); those two steps are most of its time.", ""]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=250)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--skip-linear", action="store_true")
+    ap.add_argument("--output", type=Path, default=OUT)
+    args = ap.parse_args()
+    from randml_core.provenance import code_version
+    sha, dirty = code_version()
+    lines = ["# Harness benchmark (issue 44)", "",
+             f"`make bench-harness` at code {sha[:10]}{' (dirty)' if dirty else ''}, {time.strftime('%Y-%m-%d %H:%M')}, "
+             f"{os.cpu_count()} cores. Ratios matter here, not the seconds.", ""]
+    with tempfile.TemporaryDirectory(prefix="bench_harness_") as tmp:
+        work = Path(tmp)
+        lines += floor(args.repeats, args.rounds, work)
+        print("\n".join(lines), flush=True)
+        if not args.skip_linear:
+            lines += linear(work)
+    lines += load_speed()
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text("\n".join(lines) + "\n")
+    print("\n".join(lines[-12:]))
+    print(f"wrote {args.output}")
+
+
+if __name__ == "__main__":
+    main()
