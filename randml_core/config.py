@@ -483,6 +483,20 @@ def apply_grid_overrides(cfg: dict, overrides) -> dict:
     return cfg
 
 
+def register_config_dirs(cfg: dict, config_dirs) -> None:
+    """What a config's folders add to this process: a user's ``--config-dir`` importable (its plug-in modules) and
+    the dataset cards ``cfg`` needs registered (ConfigError if a card clashes with one registered from elsewhere)."""
+    if not config_dirs:
+        return
+    from .paths import user_config_dirs
+    _importable(user_config_dirs(config_dirs))  # a user's --config-dir; the shipped dirs hold no module
+    from .data.cards import CardError, datasets_of, register_cards
+    try:
+        register_cards(config_dirs, needed=datasets_of(cfg))  # a bad card of another experiment: a warning
+    except CardError as exc:
+        raise ConfigError(str(exc)) from None
+
+
 def build_spec(cfg: dict, config_dirs=None, choices=None) -> ExperimentSpec:
     """Validate a plain-dict config (``OmegaConf.to_container(cfg, resolve=True)``). ``config_dirs``: the
     config folders whose dataset cards define datasets (a user's ``--config-dir``, the engine's and the benchmarks'
@@ -490,15 +504,7 @@ def build_spec(cfg: dict, config_dirs=None, choices=None) -> ExperimentSpec:
     (``HydraConfig.get().runtime.choices``, or ``hydra.runtime.choices`` of ``compose(return_hydra_config=True)``):
     ``model=NAME`` keeps the model configs named NAME (:func:`_selected_models`)."""
     from .data import get_spec, list_datasets, UnknownDatasetError
-    if config_dirs:
-        from .paths import user_config_dirs
-        _importable(user_config_dirs(config_dirs))  # a user's --config-dir; the shipped dirs hold no module
-        from .data.cards import CardError, datasets_of, register_cards
-        try:
-            register_cards(config_dirs, needed=datasets_of(cfg))  # a bad card of another experiment: a warning
-        except CardError as exc:
-            raise ConfigError(str(exc)) from None
-
+    register_config_dirs(cfg, config_dirs)
     check_runtime(cfg)
     exp = cfg.get("experiment")
     if not exp:

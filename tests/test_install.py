@@ -47,6 +47,10 @@ def installed(tmp_path_factory):
     site = next((env_dir / "lib").glob("python3*/site-packages"))
     deps = next(p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p))
     (site / "zz_dev_packages.pth").write_text(deps + "\n")  # the dev venv's packages, after the new venv's own
+    for old in [*site.glob("setuptools*"), *site.glob("_distutils_hack"), *site.glob("distutils-precedence.pth")]:
+        # ensurepip's setuptools (65 on Python 3.11) predates the SPDX licence of pyproject.toml (setuptools >= 77):
+        # the build uses the dev venv's, as `make venv` installs it (the dev extra)
+        shutil.rmtree(old) if old.is_dir() else old.unlink()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("RANDML_", "PYTHONPATH"))}
     env.update(XDG_CACHE_HOME=str(root / "user-cache"), PATH=f"{env_dir / 'bin'}{os.pathsep}{env['PATH']}")
     out = subprocess.run([str(env_dir / "bin" / "python"), "-m", "pip", "install", "--no-deps", "--no-build-isolation",

@@ -104,9 +104,16 @@ class Comparison:
         for name, why in self.refusals.items():
             by_reason.setdefault(why, []).append(name)
         remarks = [f"- {', '.join(names)}: {why}" for why, names in by_reason.items()]
-        remarks += [f"- {a} vs {b}: {n}" for a, b, n in
-                    zip(self.pairwise.get("model_a", []), self.pairwise.get("model_b", []),
-                        self.pairwise.get("note", [])) if isinstance(n, str)]
+        by_note: dict[str, list[str]] = {}  # one line per reason, not per pair (15 identical lines at 6 models)
+        for a, b, n in zip(self.pairwise.get("model_a", []), self.pairwise.get("model_b", []),
+                           self.pairwise.get("note", [])):
+            if isinstance(n, str):
+                by_note.setdefault(n, []).append(f"{a} vs {b}")
+        n_pairs = len(self.pairwise.get("model_a", []))
+        for note, pairs in by_note.items():
+            who = (f"all {n_pairs} pairs" if len(pairs) == n_pairs and n_pairs > 1 else
+                   pairs[0] if len(pairs) == 1 else f"{len(pairs)} pairs ({', '.join(pairs)})")
+            remarks.append(f"- {who}: {note}")
         remarks += [f"- {n}" for n in self.notes]
         if remarks:
             lines += ["Not applicable / remarks:", *remarks, ""]
