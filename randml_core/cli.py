@@ -127,7 +127,7 @@ def _cmd_plan(cfg) -> int:
 
 def _cmd_status(cfg) -> int:
     from .runner import make_plan
-    from .store import Store
+    from .store import store_of
     from .data.sources import no_downloads
     spec = _spec_from_cfg(cfg)
     with no_downloads():
@@ -135,7 +135,7 @@ def _cmd_status(cfg) -> int:
     from .metrics import SCORERS_COLUMN
     from .runner import computed_again
     scored = ["dataset", SCORERS_COLUMN] if spec.options.get("metrics") else []
-    stored = Store(cfg.store_dir, spec.store).read_columns(["key", "status", *scored] + (["error"] if _STATUS else []))
+    stored = store_of(spec, cfg.store_dir).read_columns(["key", "status", *scored] + (["error"] if _STATUS else []))
     status = dict(zip(stored["key"], stored["status"]))
     for key in computed_again(stored, spec, plan):
         status.pop(key, None)  # lacks a listed scorer: to do, as `randml run` sees it (one notion of done)

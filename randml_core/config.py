@@ -497,30 +497,9 @@ def register_config_dirs(cfg: dict, config_dirs) -> None:
         raise ConfigError(str(exc)) from None
 
 
-def build_spec(cfg: dict, config_dirs=None, choices=None) -> ExperimentSpec:
-    """Validate a plain-dict config (``OmegaConf.to_container(cfg, resolve=True)``). ``config_dirs``: the
-    config folders whose dataset cards define datasets (a user's ``--config-dir``, the engine's and the benchmarks'
-    conf/: :mod:`randml_core.searchpath`). ``choices``: Hydra's config group choices of the composition
-    (``HydraConfig.get().runtime.choices``, or ``hydra.runtime.choices`` of ``compose(return_hydra_config=True)``):
-    ``model=NAME`` keeps the model configs named NAME (:func:`_selected_models`)."""
-    from .data import get_spec, list_datasets, UnknownDatasetError
-    register_config_dirs(cfg, config_dirs)
-    check_runtime(cfg)
-    exp = cfg.get("experiment")
-    if not exp:
-        raise ConfigError("no experiment selected: pass experiment=<name> (`randml --help` lists them)")
-    name = _require(exp, "name", "experiment.", str)
-    _check_name(name)
-    if exp.get("store") is not None:
-        _check_name(exp["store"], "experiment.store")
-    _check_modules(exp, config_dirs)
-    _check_known_keys(exp)
-    _model_plugins(cfg, exp, config_dirs)
-    for module in exp.get("plugins") or []:  # a user's benchmark: its module, or its package's members
-        try:
-            load_package(module)
-        except ImportError as exc:
-            raise ConfigError(f"experiment.plugins: cannot import {module!r} ({exc})") from None
+def _datasets_of(cfg: dict, exp: dict) -> list[str]:
+    """``experiment.datasets`` checked (names, known, each once), or the one ``dataset=NAME`` selects."""
+    from .data import UnknownDatasetError, get_spec, list_datasets
     datasets = list(_require(exp, "datasets", "experiment.", list))
     twice = sorted({d for d in datasets if datasets.count(d) > 1}, key=str)
     if twice:
@@ -540,6 +519,70 @@ def build_spec(cfg: dict, config_dirs=None, choices=None) -> ExperimentSpec:
             raise ConfigError(f"dataset.name={only!r} is unknown; {did_you_mean(only, known)}"
                               f"known: {', '.join(sorted(known))}")
         datasets = [only]
+    return datasets
+
+
+def _protocol_of(p: dict) -> Protocol:
+    """The ``protocol:`` block checked: a known kind, integer counts and seed, a test fraction in (0, 1)."""
+    kind = p.get("kind", "repeated_stratified_kfold")
+    if kind not in KINDS:
+        raise ConfigError(f"protocol.kind={kind!r} is unknown; {did_you_mean(kind, KINDS)}choose one of {KINDS}")
+    ints = {}
+    for k in ("n_splits", "repeats", "seed", "inner_splits"):
+        v = p.get(k, Protocol.__dataclass_fields__[k].default)
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ConfigError(f"protocol.{k} must be an integer, got {v!r}")
+        ints[k] = v
+    if ints["inner_splits"] == 1 or ints["inner_splits"] < 0:
+        raise ConfigError(f"protocol.inner_splits={ints['inner_splits']} is invalid: 0 (no nested CV) or >= 2 inner folds")
+    if ints["seed"] < 0:
+        raise ConfigError(f"protocol.seed={ints['seed']} is invalid: a seed is an integer >= 0")
+    test_size = p.get("test_size", 0.4)
+    if isinstance(test_size, bool) or not isinstance(test_size, (int, float)) or not 0 < test_size < 1:
+        raise ConfigError(f"protocol.test_size={test_size!r} is invalid: the test fraction, strictly between 0 and 1")
+    try:
+        return Protocol(kind=kind, test_size=float(p.get("test_size", 0.4)), **ints)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def _columns_of(exp: dict, models: dict, variants: list) -> list[str]:
+    """The table's column order: ``experiment.columns`` (each a variant some model config defines) among the
+    selected variants, else the variants' order."""
+    names = [v.name for v in variants]
+    columns = list(exp.get("columns") or names)
+    all_names = {n for k, m in models.items() for n, v in (m.get("variants") or {k: {}}).items() if v is not None}
+    for c in columns:
+        if c not in all_names:
+            raise ConfigError(f"experiment.columns lists {c!r}, which no model variant defines; "
+                              f"{did_you_mean(c, names)}variants: {', '.join(names)}")
+    return [c for c in columns if c in names]
+
+
+def build_spec(cfg: dict, config_dirs=None, choices=None) -> ExperimentSpec:
+    """Validate a plain-dict config (``OmegaConf.to_container(cfg, resolve=True)``). ``config_dirs``: the
+    config folders whose dataset cards define datasets (a user's ``--config-dir``, the engine's and the benchmarks'
+    conf/: :mod:`randml_core.searchpath`). ``choices``: Hydra's config group choices of the composition
+    (``HydraConfig.get().runtime.choices``, or ``hydra.runtime.choices`` of ``compose(return_hydra_config=True)``):
+    ``model=NAME`` keeps the model configs named NAME (:func:`_selected_models`)."""
+    register_config_dirs(cfg, config_dirs)
+    check_runtime(cfg)
+    exp = cfg.get("experiment")
+    if not exp:
+        raise ConfigError("no experiment selected: pass experiment=<name> (`randml --help` lists them)")
+    name = _require(exp, "name", "experiment.", str)
+    _check_name(name)
+    if exp.get("store") is not None:
+        _check_name(exp["store"], "experiment.store")
+    _check_modules(exp, config_dirs)
+    _check_known_keys(exp)
+    _model_plugins(cfg, exp, config_dirs)
+    for module in exp.get("plugins") or []:  # a user's benchmark: its module, or its package's members
+        try:
+            load_package(module)
+        except ImportError as exc:
+            raise ConfigError(f"experiment.plugins: cannot import {module!r} ({exc})") from None
+    datasets = _datasets_of(cfg, exp)
 
     models = cfg.get("models") or {}
     if not isinstance(models, dict) or not models:
@@ -564,41 +607,14 @@ def build_spec(cfg: dict, config_dirs=None, choices=None) -> ExperimentSpec:
         raise ConfigError(f"{which} drop all their variants (`VARIANT: null`); fix: keep a variant, or select "
                           "another model config")
 
-    p = cfg.get("protocol") or {}
-    kind = p.get("kind", "repeated_stratified_kfold")
-    if kind not in KINDS:
-        raise ConfigError(f"protocol.kind={kind!r} is unknown; {did_you_mean(kind, KINDS)}choose one of {KINDS}")
-    ints = {}
-    for k in ("n_splits", "repeats", "seed", "inner_splits"):
-        v = p.get(k, Protocol.__dataclass_fields__[k].default)
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise ConfigError(f"protocol.{k} must be an integer, got {v!r}")
-        ints[k] = v
-    if ints["inner_splits"] == 1 or ints["inner_splits"] < 0:
-        raise ConfigError(f"protocol.inner_splits={ints['inner_splits']} is invalid: 0 (no nested CV) or >= 2 inner folds")
-    if ints["seed"] < 0:
-        raise ConfigError(f"protocol.seed={ints['seed']} is invalid: a seed is an integer >= 0")
-    test_size = p.get("test_size", 0.4)
-    if isinstance(test_size, bool) or not isinstance(test_size, (int, float)) or not 0 < test_size < 1:
-        raise ConfigError(f"protocol.test_size={test_size!r} is invalid: the test fraction, strictly between 0 and 1")
-    try:
-        protocol = Protocol(kind=kind, test_size=float(p.get("test_size", 0.4)), **ints)
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
+    protocol = _protocol_of(cfg.get("protocol") or {})
     options = {k: v for k, v in exp.items() if k not in ("name", "paper", "datasets", "columns", "store")}
     _check_options(options)
     metrics = (cfg.get("report") or {}).get("metrics")
     if metrics is not None:
         from .metrics import check_report_metrics  # built-in metrics and the scorers of experiment.metrics
         options["report_metrics"] = check_report_metrics(metrics, options.get("metrics"))
-    names = [v.name for v in variants]
-    columns = list(exp.get("columns") or names)
-    all_names = {n for k, m in models.items() for n, v in (m.get("variants") or {k: {}}).items() if v is not None}
-    for c in columns:
-        if c not in all_names:
-            raise ConfigError(f"experiment.columns lists {c!r}, which no model variant defines; "
-                              f"{did_you_mean(c, names)}variants: {', '.join(names)}")
-    columns = [c for c in columns if c in names]
+    columns = _columns_of(exp, models, variants)
     try:
         duplicates_of(options)  # experiment.duplicates: keep (default) | drop | group
     except ValueError as exc:

@@ -115,11 +115,11 @@ def export(spec, store_dir, out_dir=None) -> tuple[Path, dict]:
 
     from .provenance import code_version, package_versions
     from .rows import planned_keys
-    from .store import ROW_ORDER, Store, key_mask
+    from .store import ROW_ORDER, key_mask, store_of
     plan, keys = planned_keys(spec, store_dir)
     if not keys:
         raise StoreError(f"{spec.name}: its plan has no cell here (every dataset needs a download?); nothing to export")
-    store = Store(store_dir, spec.store)
+    store = store_of(spec, store_dir)
     rows = store.read()
     rows = rows[key_mask(rows["key"], keys)] if len(rows) else rows
     missing = len(keys) - (rows["key"].nunique() if len(rows) else 0)

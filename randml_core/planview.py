@@ -15,7 +15,7 @@ from .data.sources import no_downloads
 from .prediction import _fmt, _task_times, lpt_makespan, median_by, predict, resolve_workers  # noqa: F401  (re-exported)
 from .prediction import run_summary as _summary
 from .runner import make_plan, shard_tasks
-from .store import Store
+from .store import store_of
 
 
 def run_summary(plan, stored, todo, workers, shard=None) -> str:
@@ -27,7 +27,7 @@ def _seconds_per_cell(spec: ExperimentSpec, store_dir: str) -> dict:
     """model -> median stored fit + predict seconds of its cells, for the models with a search or a budget."""
     if not any(v.search is not None for v in spec.variants):
         return {}
-    stored = Store(store_dir, spec.store).read_columns(["model", "fit_seconds", "predict_seconds"])
+    stored = store_of(spec, store_dir).read_columns(["model", "fit_seconds", "predict_seconds"])
     if not stored.get("model") or "fit_seconds" not in stored:
         return {}
     preds = stored.get("predict_seconds", [0.0] * len(stored["model"]))
@@ -58,7 +58,7 @@ def describe_plan(spec: ExperimentSpec, store_dir: str, workers: int = 1, shard:
                      + (f"; fixed {fixed}" if fixed else ""))
     with no_downloads():
         plan = make_plan(spec, splits=False, store_root=store_dir)  # a search plans from the stored results
-    store = Store(store_dir, spec.store)
+    store = store_of(spec, store_dir)
     from .metrics import SCORERS_COLUMN
     from .runner import computed_again
     scored = [SCORERS_COLUMN] if spec.options.get("metrics") else []

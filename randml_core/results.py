@@ -30,7 +30,7 @@ import pandas as pd
 from .paths import default_store, describe_default_store
 from .provenance import REPO_ROOT
 from .rows import current_rows  # noqa: F401  (re-exported: load() and notebooks)
-from .store import Store
+from .store import Store, store_of
 
 #: metrics where lower is better (``best`` minimises them); every other metric is maximised
 LOWER_IS_BETTER = ("rmse", "mae", "log_loss")
@@ -282,6 +282,27 @@ def _warn_once(message: str, category: type, stacklevel: int = 3) -> None:
     warnings.warn(message, category, stacklevel=stacklevel)
 
 
+def _default_rows(frame: pd.DataFrame, filters: dict, include_inner: bool, include_failed: bool) -> pd.DataFrame:
+    """load()'s defaults: outer folds and ``ok`` rows unless asked otherwise (or filtered on); ``attrs`` say what was
+    dropped (n_rows_before_defaults, n_not_ok_dropped, n_failed_dropped, skipped_entries)."""
+    n_rows = len(frame)
+    if "inner_fold" not in filters and not include_inner and "inner_fold" in frame.columns:
+        frame = frame[frame["inner_fold"] == -1]
+    n_not_ok = int((frame["status"] != "ok").sum()) if "status" in frame.columns else 0
+    n_failed_rows = int((~frame["status"].isin(["ok", "skipped"])).sum()) if "status" in frame.columns else 0
+    skipped_entries = []
+    if "status" not in filters and not include_failed and "status" in frame.columns:
+        by = frame.groupby(["dataset", "model"])["status"]
+        skipped_entries = sorted(map(list, by.apply(lambda s: (s == "skipped").all()).loc[lambda b: b].index))
+        frame = frame[frame["status"] == "ok"]
+    frame = frame.reset_index(drop=True)  # already in Store.read's ROW_ORDER: dataset, model, params_json, repeat, fold, ...
+    frame.attrs.update(n_rows_before_defaults=n_rows,
+                       n_not_ok_dropped=n_not_ok - int((frame["status"] != "ok").sum()) if "status" in frame else 0,
+                       n_failed_dropped=n_failed_rows - int((~frame["status"].isin(["ok", "skipped"])).sum())
+                       if "status" in frame else 0, skipped_entries=skipped_entries)
+    return frame
+
+
 def load(experiment: str, *, store_dir: str | os.PathLike | None = None, overrides=(),
          include_inner: bool = False, include_failed: bool = False, all_configs: bool = False,
          config_dir: str | os.PathLike | None = None, **filters) -> pd.DataFrame:
@@ -311,7 +332,7 @@ def load(experiment: str, *, store_dir: str | os.PathLike | None = None, overrid
     known = experiments(config_dir)
     if experiment in known:
         spec = compose_spec(experiment, overrides, config_dir)
-        store = Store(root, spec.store)
+        store = store_of(spec, root)
     elif all_configs and (root / experiment).is_dir():
         spec, store = None, Store(root, experiment)
     else:
@@ -343,25 +364,11 @@ def load(experiment: str, *, store_dir: str | os.PathLike | None = None, overrid
     for col, value in filters.items():
         frame = _filter(frame, col, value, experiment)
     done = _load_completeness(stored, planned, plan, filters) if planned is not None else None
-    n_rows = len(frame)
-    if "inner_fold" not in filters and not include_inner and "inner_fold" in frame.columns:
-        frame = frame[frame["inner_fold"] == -1]
-    n_not_ok = int((frame["status"] != "ok").sum()) if "status" in frame.columns else 0
-    n_failed_rows = int((~frame["status"].isin(["ok", "skipped"])).sum()) if "status" in frame.columns else 0
-    skipped_entries = []
-    if "status" not in filters and not include_failed and "status" in frame.columns:
-        by = frame.groupby(["dataset", "model"])["status"]
-        skipped_entries = sorted(map(list, by.apply(lambda s: (s == "skipped").all()).loc[lambda b: b].index))
-        frame = frame[frame["status"] == "ok"]
-    frame = frame.reset_index(drop=True)  # already in Store.read's ROW_ORDER: dataset, model, params_json, repeat, fold, ...
+    frame = _default_rows(frame, filters, include_inner, include_failed)
     frame.attrs.update(experiment=experiment, store=str(store.dir), overrides=list(overrides),
                        include_inner=include_inner or "inner_fold" in filters,
                        include_failed=include_failed or "status" in filters, all_configs=all_configs,
-                       n_planned=n_planned, n_rows_before_defaults=n_rows,
-                       n_not_ok_dropped=n_not_ok - int((frame["status"] != "ok").sum()) if "status" in frame else 0,
-                       n_failed_dropped=n_failed_rows - int((~frame["status"].isin(["ok", "skipped"])).sum())
-                       if "status" in frame else 0, skipped_entries=skipped_entries,
-                       fill_command=command, complete=None if done is None else done.complete)
+                       n_planned=n_planned, fill_command=command, complete=None if done is None else done.complete)
     if done is not None:  # best()'s entries: the planned (dataset, model) the dataset / model filters keep
         folds, cells = planned_shape(_within(planned, {c: v for c, v in filters.items() if c in ("dataset", "model")}))
         frame.attrs.update(n_planned=done.n_planned, n_stored=done.n_stored, n_missing=done.n_missing,

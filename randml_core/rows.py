@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from .store import Store, key_mask
+from .store import key_mask, store_of
 
 __all__ = ["current_rows", "planned_keys", "rows_of"]
 
@@ -28,7 +28,7 @@ def planned_keys(spec, store_dir: str | os.PathLike):
 
 def rows_of(spec, store_dir: str | os.PathLike, keys: set):
     """The stored rows (every fold and status) of ``spec``'s store whose key is in ``keys``."""
-    frame = Store(store_dir, spec.store).read()
+    frame = store_of(spec, store_dir).read()
     return frame[key_mask(frame["key"], keys)].reset_index(drop=True) if len(frame) else frame
 
 

@@ -42,7 +42,7 @@ from .plugins import load_package
 from .protocol import SplitSpec
 from .provenance import code_version, package_versions
 from .leases import HEARTBEAT_SECONDS, STALE_SECONDS, Leases, task_id
-from .store import Store, StoreError
+from .store import Store, StoreError, store_of
 
 log = logging.getLogger(__name__)
 
@@ -530,7 +530,7 @@ def _run_round(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress:
     t0 = time.monotonic()
     parse_shard(shard)  # a bad value fails before any work
     check_backend(backend, backend_address)
-    store = Store(store_root, spec.store)
+    store = store_of(spec, store_root)
     store.check_writable()  # before any work: an unwritable store would lose the first task's results
     store.cleanup_temp()
     plan = make_plan(spec, splits=False, store_root=store_root)  # folds are drawn below, only where cells are computed
@@ -550,23 +550,12 @@ def _run_round(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress:
         _warm_up_here([t for _, t in todo])
         provenance = _provenance(spec)
     variants = {v.name: v for v in spec.variants}  # a row's model -> its variant (its own encoding)
-    options = dict(spec.options)
-    computed = failed = skipped = bounded = by_others = 0
+    counts = dict.fromkeys(("computed", "failed", "skipped", "bounded"), 0)
     leases = Leases(store.dir / "leases", heartbeat=lease_heartbeat, stale_after=lease_stale)
     fresh.leases_dir, fresh.own = leases.dir, leases.token
+    claims = _Claims(plan, dict(spec.options), leases, fresh, bar)
     pending = todo
     waiting_said = False
-
-    def drop_stored(tid: str, task: Task) -> Task | None:
-        """The task's cells not stored by another run meanwhile (None: all are)."""
-        nonlocal by_others
-        new = fresh.refresh()
-        rest = [c for c in task.cells if c.key not in new]
-        if len(rest) < len(task.cells):
-            by_others += len(task.cells) - len(rest)
-            bar.update(len(task.cells) - len(rest))
-        return Task(task.dataset, task.split, rest) if rest else None
-
     # a cluster backend is started (or connected to) only when there is work
     start = executor(backend, backend_address, n_jobs) if todo else contextlib.nullcontext()
     writer = _Writer(store, leases, fresh, write_every)
@@ -574,35 +563,18 @@ def _run_round(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress:
         bar.update(0)  # show the bar (0 %) before the first task finishes
         while pending:
             deferred: list[tuple[str, Task]] = []
-            claimed_any = False
-
-            def claimed():
-                # runs as joblib dispatches (possibly in its callback thread): a task is leased just
-                # before it is handed to a worker, and checked against the store after the lease is taken
-                nonlocal claimed_any
-                for tid, task in pending:
-                    if not leases.acquire(tid):
-                        deferred.append((tid, task))
-                        continue
-                    rest = drop_stored(tid, task)
-                    if rest is None:
-                        leases.release(tid)
-                        continue
-                    claimed_any = True
-                    ds = plan.datasets[rest.dataset]
-                    yield delayed(_run_claimed_task)(tid, ds.X, ds.y, rest, _task_options(options, ds), ds.task)
-
-            for tid, task, rows in run_jobs(claimed()):
+            claims.claimed_any = False
+            for tid, task, rows in run_jobs(claims.jobs(pending, deferred, delayed)):
                 _stamp(rows, task, plan.datasets[task.dataset], provenance, spec, variants)
                 writer.add(tid, rows)
-                computed += len(rows)
-                failed += sum(r["status"] == "failed" for r in rows)
-                skipped += sum(r["status"] == "skipped" for r in rows)
-                bounded += sum(not r["converged"] for r in rows)
+                counts["computed"] += len(rows)
+                counts["failed"] += sum(r["status"] == "failed" for r in rows)
+                counts["skipped"] += sum(r["status"] == "skipped" for r in rows)
+                counts["bounded"] += sum(not r["converged"] for r in rows)
                 bar.update(len(rows))
             writer.flush()  # before the stored check of the deferred tasks (another run's may be ours)
-            pending = [(tid, rest) for tid, task in deferred if (rest := drop_stored(tid, task)) is not None]
-            if pending and not claimed_any:
+            pending = [(tid, rest) for tid, task in deferred if (rest := claims.unstored(task)) is not None]
+            if pending and not claims.claimed_any:
                 if not waiting_said:
                     log.info("%s: waiting for %d task(s) leased by other runs (taken over if their lease goes "
                              "stale: no heartbeat for %.0f s, or owner dead on this host)", spec.name,
@@ -610,8 +582,43 @@ def _run_round(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress:
                     waiting_said = True
                 time.sleep(wait_poll)
     _finish(spec, store, leases)
-    return RunSummary(computed, n_cached + by_others, failed, bounded, time.monotonic() - t0, plan.unavailable,
-                      skipped)
+    return RunSummary(counts["computed"], n_cached + claims.by_others, counts["failed"], counts["bounded"],
+                      time.monotonic() - t0, plan.unavailable, counts["skipped"])
+
+
+class _Claims:
+    """Hands the pending tasks to the backend as it asks for them: each is leased just before it goes to a worker
+    and checked against the store after the lease is taken (:mod:`randml_core.leases`); a task leased by another run
+    waits in ``deferred``, one that another run stored meanwhile is dropped (``by_others`` counts its cells)."""
+
+    def __init__(self, plan: Plan, options: dict, leases: Leases, fresh: "_NewKeys", bar: Progress):
+        self.plan, self.options, self.leases, self.fresh, self.bar = plan, options, leases, fresh, bar
+        self.by_others = 0
+        self.claimed_any = False
+
+    def unstored(self, task: Task) -> Task | None:
+        """The task's cells not stored by another run meanwhile (None: all are)."""
+        new = self.fresh.refresh()
+        rest = [c for c in task.cells if c.key not in new]
+        if len(rest) < len(task.cells):
+            self.by_others += len(task.cells) - len(rest)
+            self.bar.update(len(task.cells) - len(rest))
+        return Task(task.dataset, task.split, rest) if rest else None
+
+    def jobs(self, pending: list, deferred: list, delayed):
+        """The joblib jobs of ``pending`` (consumed as joblib dispatches, possibly in its callback thread)."""
+        self.claimed_any = False
+        for tid, task in pending:
+            if not self.leases.acquire(tid):
+                deferred.append((tid, task))
+                continue
+            rest = self.unstored(task)
+            if rest is None:
+                self.leases.release(tid)
+                continue
+            self.claimed_any = True
+            ds = self.plan.datasets[rest.dataset]
+            yield delayed(_run_claimed_task)(tid, ds.X, ds.y, rest, _task_options(self.options, ds), ds.task)
 
 
 def _announce(spec: ExperimentSpec, plan: Plan) -> None:

@@ -507,7 +507,7 @@ def expand(spec, variant, dataset: str, task: str, splits, key_of, scores: dict,
 def stored_scores(spec, store_root) -> dict:
     """``{metric: {key: (status, value, cpu seconds)}}`` of the stored cells, for the metrics the searches
     of ``spec`` rank by (both gmean and rmse when a search names none)."""
-    from .store import Store
+    from .store import store_of
     metrics = set()
     for v in spec.variants:
         if is_search(v):
@@ -516,7 +516,7 @@ def stored_scores(spec, store_root) -> dict:
     metrics = {metric_column(m) for m in metrics}
     if not metrics or store_root is None:
         return {}
-    store = Store(store_root, spec.store)
+    store = store_of(spec, store_root)
     if not store.has_rows():
         return {}
     frame = store.read(columns=["key", "status", "fit_seconds", "predict_seconds", *sorted(metrics)], ordered=False)

@@ -661,6 +661,12 @@ class Store:
             return None
 
 
+def store_of(spec, root: str | os.PathLike) -> Store:
+    """The store of an experiment spec under a store root: ``<root>/<spec.store>`` (experiments that share cells
+    name one store). The one place the engine opens an experiment's store."""
+    return Store(root, spec.store)
+
+
 def _memo_check(parts: dict) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 

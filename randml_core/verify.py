@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 import sys
 
-from .store import Store, StoreError, _missing
+from .store import StoreError, _missing, store_of
 
 #: columns a recomputation does not reproduce (measured times, when and with what it ran)
 NOT_REPRODUCIBLE = frozenset({"fit_seconds", "predict_seconds", "task_seconds", "x_fit_cpu_seconds", "timestamp",
@@ -36,7 +36,7 @@ def verify(spec, store_dir, sample: int, seed: int, stream=sys.stdout) -> tuple[
     from .runner import Task, _run_task_with_meta, _task_options, make_plan
     with no_downloads():
         plan = make_plan(spec, splits=False, store_root=store_dir)
-    store = Store(store_dir, spec.store)
+    store = store_of(spec, store_dir)
     if not store.has_rows():
         raise StoreError(f"{store.dir} has no stored cells of {spec.name} (and no frame): nothing to verify")
     stored = store.read(ordered=False)

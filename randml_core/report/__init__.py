@@ -87,9 +87,9 @@ def build_report(spec: ExperimentSpec, store_dir: str, results_dir: str, *,
     if committed and keys and frame.empty:
         # every cell would read "not run": a wrong store_dir / $RANDML_STORE, or `make report` before the run,
         # must not turn the committed snapshot into empty tables (sets that need a download plan no keys)
-        from ..store import Store, StoreError
+        from ..store import StoreError, store_of
         raise StoreError(
-            f"{Store(store_dir, spec.store).dir.resolve()} has none of the {len(keys)} cells of {spec.name!r}, so "
+            f"{store_of(spec, store_dir).dir.resolve()} has none of the {len(keys)} cells of {spec.name!r}, so "
             f"every table would read 'not run'; the artefacts in {out}/ are left as they are. Fix: run "
             f"`randml run experiment={spec.name}` (or its make target) first, or point store_dir=... or "
             "$RANDML_STORE at the store that has them")
@@ -125,8 +125,8 @@ def _inputs(spec: ExperimentSpec, plan, keys: set, out: Path, store_dir) -> str:
     import json
 
     from ..checkmemo import fingerprint
-    from ..store import Store
-    rows = hashlib.sha256("\n".join([*sorted(keys), "", *sorted(Store(store_dir, spec.store).digests().values())])
+    from ..store import store_of
+    rows = hashlib.sha256("\n".join([*sorted(keys), "", *sorted(store_of(spec, store_dir).digests().values())])
                           .encode()).hexdigest()
     payload = {"config": spec.config_hash(), "code": fingerprint(), "modules": _module_sources(spec),
                "out": str(out.resolve()),
