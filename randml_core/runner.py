@@ -498,8 +498,9 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
                   lease_heartbeat=lease_heartbeat, lease_stale=lease_stale, wait_poll=wait_poll, backend=backend,
                   backend_address=backend_address, write_every=write_every)
     t0, rounds = time.monotonic(), []
+    store = store_of(spec, store_root)  # one reader for every round: the parts it wrote are trusted, not re-verified
     while True:
-        rounds.append(_run_round(spec, store_root, **kwargs))
+        rounds.append(_run_round(spec, store_root, store=store, **kwargs))
         kwargs["retry_failed"] = False  # failed cells are retried once, in the first round
         if not any(is_search(v) for v in spec.variants) or not rounds[-1].computed:
             break
@@ -516,7 +517,7 @@ def _run_round(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress:
                retry_failed: bool = False, shard: str | None = None, workers: int | None = None,
                lease_heartbeat: float = HEARTBEAT_SECONDS, lease_stale: float = STALE_SECONDS,
                wait_poll: float = 2.0, backend: str = "loky", backend_address: str | None = None,
-               write_every: float = WRITE_EVERY) -> RunSummary:
+               write_every: float = WRITE_EVERY, store: Store | None = None) -> RunSummary:
     """Compute the cells of ``spec``'s plan not yet stored in ``store_root``.
 
     Several runs may fill one store at once (processes, or hosts sharing the directory): each task
@@ -530,10 +531,12 @@ def _run_round(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress:
     t0 = time.monotonic()
     parse_shard(shard)  # a bad value fails before any work
     check_backend(backend, backend_address)
-    store = store_of(spec, store_root)
+    store = store if store is not None else store_of(spec, store_root)
     store.check_writable()  # before any work: an unwritable store would lose the first task's results
     store.cleanup_temp()
-    plan = make_plan(spec, splits=False, store_root=store_root)  # folds are drawn below, only where cells are computed
+    from .search import is_search, stored_scores
+    scores = stored_scores(spec, store_root, store) if any(is_search(v) for v in spec.variants) else None
+    plan = make_plan(spec, splits=False, store_root=store_root, scores=scores)  # folds: drawn below, where computed
     _announce(spec, plan)
     fresh = _NewKeys(store)  # keys of parts not listed yet (written by other runs from now on): before the read
     todo, n_cached, stored = _to_compute(spec, plan, store, shard, retry_failed)

@@ -504,9 +504,10 @@ def expand(spec, variant, dataset: str, task: str, splits, key_of, scores: dict,
     return out
 
 
-def stored_scores(spec, store_root) -> dict:
+def stored_scores(spec, store_root, store=None) -> dict:
     """``{metric: {key: (status, value, cpu seconds)}}`` of the stored cells, for the metrics the searches
-    of ``spec`` rank by (both gmean and rmse when a search names none)."""
+    of ``spec`` rank by (both gmean and rmse when a search names none). ``store``: the run's reader (its own parts
+    trusted), else the store of ``spec`` under ``store_root``."""
     from .store import store_of
     metrics = set()
     for v in spec.variants:
@@ -516,18 +517,21 @@ def stored_scores(spec, store_root) -> dict:
     metrics = {metric_column(m) for m in metrics}
     if not metrics or store_root is None:
         return {}
-    store = store_of(spec, store_root)
+    store = store if store is not None else store_of(spec, store_root)
     if not store.has_rows():
         return {}
-    frame = store.read(columns=["key", "status", "fit_seconds", "predict_seconds", *sorted(metrics)], ordered=False)
-    cpu = (frame["fit_seconds"].fillna(0) if "fit_seconds" in frame else 0) + (
-        frame["predict_seconds"].fillna(0) if "predict_seconds" in frame else 0)
-    cpu = np.broadcast_to(np.asarray(cpu, dtype=float), (len(frame),))
+    # read_columns: the verified parts by pyarrow alone (a pandas read of the whole store per trial was most of an
+    # optuna trial's overhead); the same rows, by the same one-winner-per-key rule
+    got = store.read_columns(["key", "status", "fit_seconds", "predict_seconds", *sorted(metrics)])
+    n = len(got.get("key", []))
+    number = lambda values: np.array([np.nan if v is None else v for v in values], dtype=float)  # noqa: E731
+    seconds = lambda c: np.nan_to_num(number(got[c])) if c in got else np.zeros(n)  # noqa: E731
+    cpu = seconds("fit_seconds") + seconds("predict_seconds")
     out = {}
     for m in metrics:
-        values = frame[m].to_numpy(dtype=float) if m in frame else np.full(len(frame), np.nan)
+        values = number(got[m]) if m in got else np.full(n, np.nan)
         out[m] = {k: (st, None if np.isnan(v) else float(v), float(c))
-                  for k, st, v, c in zip(frame["key"], frame["status"], values, cpu)}
+                  for k, st, v, c in zip(got.get("key", []), got.get("status", []), values, cpu)}
     return out
 
 
