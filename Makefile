@@ -86,7 +86,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
 # Every paper's benchmarks (about 1 h on 2 cores); each also has its own target.
-bench: bench-eem bench-eem-scaling bench-pri bench-slm bench-memd bench-elmboost
+bench: bench-harness bench-eem bench-eem-scaling bench-pri bench-slm bench-memd bench-elmboost
 
 # EEM Table 4 engine: shared-work grid vs naive refit, full run, cached rerun: results/tables/bench_eem.md
 bench-eem: $(STAMP)
