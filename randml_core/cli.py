@@ -132,10 +132,9 @@ def _cmd_status(cfg) -> int:
     spec = _spec_from_cfg(cfg)
     with no_downloads():
         plan = make_plan(spec, splits=False, store_root=cfg.store_dir)  # a search's later rounds: from the store
-    from .metrics import SCORERS_COLUMN
-    from .runner import computed_again
-    scored = ["dataset", SCORERS_COLUMN] if spec.options.get("metrics") else []
-    stored = store_of(spec, cfg.store_dir).read_columns(["key", "status", *scored] + (["error"] if _STATUS else []))
+    from .runner import again_columns, computed_again
+    stored = store_of(spec, cfg.store_dir).read_columns(["key", "status", *again_columns(spec)]
+                                                        + (["error"] if _STATUS else []))
     status = dict(zip(stored["key"], stored["status"]))
     for key in computed_again(stored, spec, plan):
         status.pop(key, None)  # lacks a listed scorer: to do, as `randml run` sees it (one notion of done)

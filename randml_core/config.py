@@ -162,6 +162,8 @@ ENGINE_OPTIONS = {
     "train_criteria": "store the training-set criteria of the families that compute them", "svm_max_iter": "libsvm iteration bound",
     "cell_timeout": "seconds a plain fit may take", "title": "the table's title",
     "cpu_time": "store x_fit_cpu_seconds, the worker's CPU seconds of each plain fit (timing claims)",
+    "test_correct": "store each classification cell's per-row correctness on its outer test fold (column "
+                    "test_correct, per stage in staged) for paired tests on the same test rows",
     "snapshot": "false for a smoke experiment: its report goes to results/scratch/<name>/, never over committed files",
     "metrics": "scikit-learn scorer names computed with each cell beside the built-in metrics (f1_macro, r2, ...)",
     "categorical": "onehot | ordinal: how a dataset card's categorical columns are encoded (fitted per fold)",
@@ -276,7 +278,7 @@ def _check_options(options: dict) -> None:
                 raise ConfigError(f"{where}={value} is invalid: a positive number of libsvm iterations, or -1 for no bound")
         elif key.endswith("_max_train"):
             _check_value(value, where, "int", low=1)
-        elif key in ("train_criteria", "snapshot", "cpu_time"):
+        elif key in ("train_criteria", "snapshot", "cpu_time", "test_correct"):
             _check_value(value, where, "bool")
         elif key == "preprocessing" and value is not None:
             _check_value(value, where, "str", choices=("minmax", "standard", "none"))

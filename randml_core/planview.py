@@ -59,10 +59,8 @@ def describe_plan(spec: ExperimentSpec, store_dir: str, workers: int = 1, shard:
     with no_downloads():
         plan = make_plan(spec, splits=False, store_root=store_dir)  # a search plans from the stored results
     store = store_of(spec, store_dir)
-    from .metrics import SCORERS_COLUMN
-    from .runner import computed_again
-    scored = [SCORERS_COLUMN] if spec.options.get("metrics") else []
-    stored = store.read_columns(["key", "status", "dataset", "task_seconds", *scored])
+    from .runner import again_columns, computed_again
+    stored = store.read_columns(["key", "status", "dataset", "task_seconds", *again_columns(spec)])
     status = dict(zip(stored["key"], stored["status"]))
     # what `randml run` computes (one notion of done): cells lacking a listed scorer, failed ones under retry_failed
     redo = computed_again(stored, spec, plan, retry_failed)

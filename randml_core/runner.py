@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from .config import ExperimentSpec, Variant, check_backend
+from .correctness import COLUMN as CORRECT, encode as encode_correct
 from .data import load_dataset
 from .data.loading import data_error, is_unavailable
 from .metrics import SCORERS_COLUMN, classification_scores, log_loss, mae, rmse, scored_columns, scorer_scores, scorers_for
@@ -368,8 +369,11 @@ def run_task(X, y, task: Task, options: dict, problem: str = "binary") -> list[d
                     if options.get("metrics"):  # experiment.metrics: scikit-learn scorers (NaN and why, if not scorable)
                         row.update(scorer_scores(options["metrics"], problem, y[te], r.y_pred, labels, r.proba,
                                                  r.decision))
+                    correct = bool(options.get("test_correct")) and problem != "regression" and task.split.inner < 0
+                    if correct:  # experiment.test_correct: per-row correctness for paired tests (correctness.py)
+                        row[CORRECT] = encode_correct(y[te], r.y_pred)
                     if r.staged:
-                        row["staged"] = _staged_json(problem, y[te], labels, r.staged)
+                        row["staged"] = _staged_json(problem, y[te], labels, r.staged, correct)
                 else:
                     row.update(_nan_scores(problem))
                 row.update({f"x_{k}": v for k, v in r.extras.items() if k != "traceback"})
@@ -377,13 +381,16 @@ def run_task(X, y, task: Task, options: dict, problem: str = "binary") -> list[d
         return rows
 
 
-def _staged_json(problem, y_true, labels, staged) -> str:
-    """``{"stage": [...], "<metric>": [...]}`` over the stages of one cell, as a JSON string."""
+def _staged_json(problem, y_true, labels, staged, correct: bool = False) -> str:
+    """``{"stage": [...], "<metric>": [...]}`` over the stages of one cell, as a JSON string (with ``correct``, also
+    ``"test_correct"``: each stage's packed per-row correctness)."""
     out: dict[str, list] = {"stage": []}
     for stage, y_pred, proba in staged:
         out["stage"].append(stage.item() if hasattr(stage, "item") else stage)
         for k, v in score(problem, y_true, y_pred, labels, proba).items():
             out.setdefault(k, []).append(v)
+        if correct:
+            out.setdefault(CORRECT, []).append(encode_correct(y_true, y_pred))
     return json.dumps(out)
 
 
@@ -638,8 +645,8 @@ def _announce(spec: ExperimentSpec, plan: Plan) -> None:
 def _to_compute(spec: ExperimentSpec, plan: Plan, store: Store, shard, retry_failed: bool):
     """``(todo, n_cached, stored)``: ``[(task id, task of its cells to compute)]`` of the shard (their folds drawn),
     how many of its cells are stored and done, and the stored columns read (None: an empty store)."""
-    scored = [SCORERS_COLUMN] if spec.options.get("metrics") else []
-    stored = store.read_columns(["key", "status", "dataset", "task_seconds", *scored]) if store.has_rows() else None
+    stored = store.read_columns(["key", "status", "dataset", "task_seconds", *again_columns(spec)]) \
+        if store.has_rows() else None
     done_keys = set()
     if stored is not None and stored.get("key"):
         lacking = _lacking_scorers(stored, spec, plan)
@@ -849,9 +856,28 @@ def computed_again(stored, spec: ExperimentSpec, plan: Plan, retry_failed: bool 
     ``retry_failed``, every one whose status is not ``ok``. ``stored``: a frame or :meth:`Store.read_columns`'s dict
     (key, status, and dataset and scorers when the experiment lists metrics)."""
     again = set(_lacking_scorers(stored, spec, plan) if lacking is None else lacking)
+    again |= _lacking_correct(stored, spec, plan)
     if retry_failed:
         again |= {k for k, st in zip(stored["key"], stored["status"]) if st != "ok"}
     return again
+
+
+def again_columns(spec: ExperimentSpec) -> list[str]:
+    """The stored columns :func:`computed_again` reads beside ``key`` and ``status`` (every caller reads these)."""
+    out = ["dataset", SCORERS_COLUMN] if spec.options.get("metrics") else []
+    return list(dict.fromkeys(out + (["dataset", "inner_fold", CORRECT] if spec.options.get("test_correct") else [])))
+
+
+def _lacking_correct(stored, spec: ExperimentSpec, plan: Plan) -> set[str]:
+    """Under ``experiment.test_correct``: keys of stored ``ok`` outer-fold rows without per-row correctness (stored
+    before the option was set): computed again (the option is not part of the key). Regression rows never have it."""
+    if not spec.options.get("test_correct") or not len(stored["key"]):
+        return set()
+    n = len(stored["key"])
+    regression = {d for d, ds in plan.datasets.items() if ds.task == "regression"}
+    inner, have, names = (stored.get(c, [None] * n) for c in ("inner_fold", CORRECT, "dataset"))
+    return {k for k, st, d, i, c in zip(stored["key"], stored["status"], names, inner, have)
+            if st == "ok" and (i is None or i < 0) and not isinstance(c, str) and d not in regression}
 
 
 def _lacking_scorers(stored, spec: ExperimentSpec, plan: Plan) -> set[str]:

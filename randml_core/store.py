@@ -566,6 +566,7 @@ class Store:
         status). Without pandas when every part's bytes are the ones verified before (the memo: schema,
         metadata and page checksums are still checked) and no key is in two parts; otherwise it is
         :meth:`read` itself, with its full checks, quarantine and :func:`dedupe` rule."""
+        columns = list(dict.fromkeys(columns))  # a column named twice is read once
         try:
             got = self._trusted_columns(columns)
         except Exception:  # noqa: BLE001 - anything unusual: the full read decides (and reports) it

@@ -660,3 +660,62 @@ def test_saturation_reads_significant_as_the_test_sampling_margin():
     late = _summary({("fashion-mnist", "tanh", 0.0, "boost"): curve[:11] + [92.5, 92.5]})
     d, nums = rule_saturation(late, "fashion-mnist", "tanh")
     assert d.verdict == "not held" and nums["saturation_level"] == 11
+
+
+# ----------------------------------------------------------------------------- paired tests (issue 42)
+def test_paired_table_equals_the_summary_and_a_paired_t_test(compose, tmp_path):
+    from scipy.stats import ttest_rel
+    from randml_core.correctness import decode
+    from randml_core.results import load
+    from randml_core.runner import run
+    from randml_papers.elmboost.report import curves, paired_table, tidy
+
+    spec = compose(*QUICK)
+    assert spec.options["test_correct"] is True
+    run(spec, str(tmp_path / "store"), n_jobs=1, progress=False)
+    frame = load("elmboost_quick", store_dir=tmp_path / "store", overrides=QUICK[1:])
+    long = curves(tidy(frame))
+    s, t = summarise(long), paired_table(long)
+    # every level pair of each clean boosted curve (3 levels: 3 pairs) and the last level against the plain ELM
+    assert len(t) == 2 * (3 + 1) and (t["n"] == 497).all() and (t["seeds"] == 2).all()
+    for r in t.itertuples():
+        at = s[(s.activation == r.activation) & (s.noise == 0.0)]
+        a = at[(at.kind == r.a_kind) & (at.level == r.a_level)]["mean"].iloc[0]
+        b = at[(at.kind == r.b_kind) & (at.level == r.b_level)]["mean"].iloc[0]
+        assert r.diff_pp == pytest.approx(a - b, abs=1e-9)  # the paired mean is the difference of the seed means
+    # the paired SE, independently: scipy's paired t statistic over the per-image seed means is diff / se
+    r = t[(t.activation == "tanh") & (t.a_level == 2) & (t.b_level == 0)].iloc[0]
+    per = {(row.seed, row.level): decode(row.test_correct) for row in long[(long.activation == "tanh") & (long.kind == "boost")
+                                                                            & (long.noise == 0.0)].itertuples()}
+    seeds = sorted({seed for seed, _ in per})
+    va = (per[(seeds[0], 2)].astype(float) + per[(seeds[1], 2)]) / 2
+    vb = (per[(seeds[0], 0)].astype(float) + per[(seeds[1], 0)]) / 2
+    assert r.diff_pp / r.se_pp == pytest.approx(ttest_rel(va, vb).statistic, rel=1e-10)
+
+
+def test_saturation_and_vs_plain_use_the_paired_margin_when_stored():
+    from randml_papers.elmboost.report import PAIRED, Z95
+    fm = "fashion-mnist"
+    tanh = [88.0, 90.0, 91.0, 91.2, 91.4, 91.5, 91.6, 91.7, 91.75, 91.8]
+    s = pd.concat([_summary({(fm, "tanh", 0.0, "boost"): tanh}),
+                   _summary({(fm, "tanh", 0.0, "plain"): [91.3]})], ignore_index=True)
+    got, num = _decided(s, [fm])  # unpaired: level 3 -> best later 0.60 pp < m = 0.771 (test_other_claims_by_hand)
+    assert num["saturation_tanh"][fm]["saturation_level"] == 3 and "unpaired margins" in got["saturation_tanh"].real.evidence
+    assert got["vs_plain_tanh"].real.verdict == "not held"  # 91.9 - 91.2 = 0.7 <= unpaired m ~0.78
+    # two levels of one fit disagree on few images: a paired SE of 0.1 pp makes m = 0.196 pp
+    rows = [{"dataset": fm, "activation": "tanh", "noise": 0.0, "a_kind": "boost", "a_level": a, "b_kind": "boost",
+             "b_level": b, "seeds": 2, "n": 10_000, "diff_pp": tanh[a] - tanh[b], "se_pp": 0.1}
+            for b in range(10) for a in range(b + 1, 10)]
+    rows.append({"dataset": fm, "activation": "tanh", "noise": 0.0, "a_kind": "boost", "a_level": 9, "b_kind": "plain",
+                 "b_level": 0, "seeds": 2, "n": 10_000, "diff_pp": 0.5, "se_pp": 0.1})
+    s.attrs["paired"] = pd.DataFrame(rows, columns=PAIRED)
+    got, num = _decided(s, [fm])
+    # level 5 (91.5) -> best later 91.8: +0.30 >= 0.196; level 6 (91.6): +0.20 >= 0.196; level 7: +0.10 < 0.196
+    assert num["saturation_tanh"][fm]["saturation_level"] == 7 and "paired margins" in got["saturation_tanh"].real.evidence
+    assert got["saturation_tanh"].real.verdict == "held"
+    assert num["vs_plain_tanh"][fm]["margin"] == pytest.approx(Z95 * 0.1)
+    assert got["vs_plain_tanh"].real.verdict == "held"  # worst boosted 91.7 - best plain 91.4 = 0.3 > 0.196
+    # a paired table over other seeds than the summary pools is not used (pooled seeds): back to unpaired
+    s.attrs["paired"] = s.attrs["paired"].assign(seeds=3)
+    got, num = _decided(s, [fm])
+    assert num["saturation_tanh"][fm]["saturation_level"] == 3 and got["vs_plain_tanh"].real.verdict == "not held"
