@@ -17,7 +17,7 @@ ARGS     ?=
 RUN_OPTS := profile=$(PROFILE) n_jobs=$(JOBS) $(if $(REPEATS),protocol.repeats=$(REPEATS)) $(if $(INNER),protocol.inner_splits=$(INNER)) $(ARGS)
 
 EXP ?= eem_table4
-.PHONY: reports export verify leaderboard leaderboard-full leaderboard-grid stats compare bench-startup bench-harness bench-eem bench-pri bench-eem-scaling all venv test lint report bench status data clean
+.PHONY: reports export verify leaderboard leaderboard-full leaderboard-seeds leaderboard-grid stats compare bench-startup bench-harness bench-eem bench-pri bench-eem-scaling all venv test lint report bench status data clean
 
 all: table4
 
@@ -119,7 +119,9 @@ bench-pri: $(STAMP)
 # minutes). `make leaderboard-full` is the headline, like for like: every model searches 6 settings inside the inner
 # folds (leaderboard_budget, nested CV), ranked apart by class weighting (leaderboard: the models that weight the
 # classes, with the -bal variants of DT, RF, SVM/RBF and LogReg; leaderboard_unweighted: those that do not); ~2 h on
-# 2 workers from an empty store. `make leaderboard-grid`: the grids' leaderboard (each model's own grid, ~1.4 h).
+# 2 workers from an empty store. `make leaderboard-seeds`: the same searches under search seeds 1 and 2 (same folds,
+# ~2 h per seed), then the seed-to-seed spread (tables/leaderboard*_search_seeds.md). `make leaderboard-grid`: the
+# grids' leaderboard (each model's own grid, ~1.4 h).
 leaderboard: $(STAMP)
 	$(RANDML) run experiment=leaderboard_quick profile=quick n_jobs=$(JOBS) $(ARGS) $(UNAVAILABLE_OK)
 	$(RANDML) report experiment=leaderboard_quick profile=quick $(ARGS)
@@ -127,6 +129,12 @@ leaderboard: $(STAMP)
 leaderboard-full: $(STAMP)
 	$(call experiment,leaderboard_budget)
 	$(call experiment,leaderboard)
+	$(RANDML) report experiment=leaderboard_unweighted $(RUN_OPTS)
+
+leaderboard-seeds: $(STAMP)
+	$(RANDML) run experiment=leaderboard_seed1 $(RUN_OPTS) $(UNAVAILABLE_OK)
+	$(RANDML) run experiment=leaderboard_seed2 $(RUN_OPTS) $(UNAVAILABLE_OK)
+	$(RANDML) report experiment=leaderboard $(RUN_OPTS)
 	$(RANDML) report experiment=leaderboard_unweighted $(RUN_OPTS)
 
 leaderboard-grid: $(STAMP)

@@ -162,6 +162,10 @@ ENGINE_OPTIONS = {
     "train_criteria": "store the training-set criteria of the families that compute them", "svm_max_iter": "libsvm iteration bound",
     "cell_timeout": "seconds a plain fit may take", "title": "the table's title",
     "cpu_time": "store x_fit_cpu_seconds, the worker's CPU seconds of each plain fit (timing claims)",
+    "search_seed": "the seed random / halving / optuna searches draw their settings from (default protocol.seed; "
+                   "the folds stay protocol.seed's): repeat a search under several seeds",
+    "search_seed_runs": "experiments repeating this one under other search seeds: their spread is reported "
+                        "(randml_core.report.search_seeds)",
     "test_correct": "store each classification cell's per-row correctness on its outer test fold (column "
                     "test_correct, per stage in staged) for paired tests on the same test rows",
     "snapshot": "false for a smoke experiment: its report goes to results/scratch/<name>/, never over committed files",
@@ -276,6 +280,9 @@ def _check_options(options: dict) -> None:
         if key == "svm_max_iter":
             if _check_value(value, where, "int") == 0 or value < -1:
                 raise ConfigError(f"{where}={value} is invalid: a positive number of libsvm iterations, or -1 for no bound")
+        elif key == "search_seed" and value is not None:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ConfigError(f"{where}={value!r} is invalid: a seed is an integer >= 0 (or null: protocol.seed)")
         elif key.endswith("_max_train"):
             _check_value(value, where, "int", low=1)
         elif key in ("train_criteria", "snapshot", "cpu_time", "test_correct"):
@@ -292,6 +299,9 @@ def _check_options(options: dict) -> None:
         elif key == "metrics":  # scikit-learn scorers: randml_core.metrics (names, columns, direction)
             from .metrics import check_scorers
             check_scorers(value, where)
+        elif key == "search_seed_runs" and value is not None:
+            if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+                raise ConfigError(f"{where}={value!r} is invalid: a list of experiment names (or null)")
         elif key in ("report", "plugins"):
             items = [value] if isinstance(value, str) else value
             if not isinstance(items, list) or not all(isinstance(v, str) and v for v in items):

@@ -22,7 +22,9 @@ the same recipe as a grid cell, so a drawn setting equal to a grid setting has t
 search run's cells are a subset of the full grid's when the space is the grid, and a resumed run
 recomputes nothing. ``kind: grid`` (or no ``search:``) is the grid as before, with unchanged keys.
 
-Seeds. Settings are drawn with ``numpy.random.default_rng(derive_seed(protocol.seed, "search", variant))``
+Seeds. Settings are drawn with ``numpy.random.default_rng(derive_seed(seed, "search", variant))``, ``seed`` =
+``experiment.search_seed`` when set, else ``protocol.seed`` (:func:`search_seed`; the same folds under another
+search seed: repeat a search with several seeds to see its seed-to-seed spread)
 (:func:`randml_core.protocol.derive_seed`; ``variant`` is the table column's name), the same settings for
 every dataset and fold, in this order: when every axis is a ``choice`` (a grid), ``k = min(n, size)``
 indices ``rng.choice(size, size=k, replace=False)`` into the grid's settings in :meth:`Variant.settings`
@@ -51,7 +53,7 @@ Kinds.
   rungs run in order. With nested CV it stops when one setting is left.
 * ``optuna``: Optuna's TPE sampler, sequential per scope: trial ``t`` is asked from a fresh in-memory
   study into which trials ``0 .. t-1`` were replayed from the store (``add_trial``), with the sampler's
-  seed ``derive_seed(protocol.seed, "optuna", variant, dataset, repeat, fold, t)``; its value is the mean
+  seed ``derive_seed(seed, "optuna", variant, dataset, repeat, fold, t)``; its value is the mean
   score over the scope's folds. The same seed and stored results give the same trials (optional extra:
   ``pip install 'randml[search]'``).
 
@@ -269,6 +271,13 @@ def _py(v):
     return v
 
 
+def search_seed(spec) -> int:
+    """The seed searches draw from: ``experiment.search_seed``, else ``protocol.seed`` (the folds stay
+    ``protocol.seed``'s either way)."""
+    value = spec.options.get("search_seed")
+    return spec.protocol.seed if value is None else int(value)
+
+
 def draw(s: dict, variant_name: str, seed: int) -> list[dict]:
     """The settings a random or halving search evaluates (without the variant's fixed params), by the
     documented seed rule (module docstring)."""
@@ -483,7 +492,7 @@ def expand(spec, variant, dataset: str, task: str, splits, key_of, scores: dict,
     s = variant.search
     metric, higher = search_metric(s, task)
     budget_cpu = (s.get("budget") or {}).get("cpu_seconds")
-    seed = spec.protocol.seed
+    seed = search_seed(spec)
     settings = None if s["kind"] == "optuna" else [{**variant.fixed, **d} for d in draw(s, variant.name, seed)]
     out = []
     for repeat, fold, folds, final in scopes_of(splits):

@@ -14,6 +14,7 @@ from randml_core.protocol import derive_seed
 from randml_core.results import compose_spec, load, trace
 from randml_core.runner import VOLATILE_COLUMNS, _run_round, make_plan, run
 from randml_core.report.comparison import search_select as select
+from randml_core.keys import canonical_params as canon
 from randml_core.search import draw, halving_levels
 from randml_core.store import Store
 
@@ -258,3 +259,70 @@ def test_plan_line_compares_a_search_with_the_grid_of_its_own_space():
     welm = next(v for v in spec.variants if v.name == "WELM-rbf")
     line = plan_line(spec, welm, None, len(spec.datasets))
     assert "at most 3380 cells (72% of the full grid's 4680)" in line, line
+
+
+def test_a_search_seed_draws_other_settings_on_the_same_folds(tmp_path):
+    from randml_core.search import search_seed
+    default, zero = _spec("random"), _spec("random", "+experiment.search_seed=0")
+    keys = lambda spec, **kw: {c.key for _, c in make_plan(spec, splits=False, **kw).cells()}  # noqa: E731
+    assert search_seed(default) == default.protocol.seed == 0 and keys(default) == keys(zero)  # keys unchanged
+    variant = default.variants[0]
+    seed = next(s for s in range(1, 50) if draw(variant.search, variant.name, s) != draw(variant.search, variant.name, 0))
+    other = _spec("random", f"+experiment.search_seed={seed}")
+    plan0, plan1 = make_plan(default, splits=False), make_plan(other, splits=False)
+    # the same folds: every task of either plan has the same split (repeat, fold, inner fold, seeds)
+    splits = lambda plan: {(t.dataset, t.split) for t in plan.tasks}  # noqa: E731
+    assert splits(plan1) == splits(plan0) and len(splits(plan0)) == 3 * (1 + 2)
+    drawn = {canon(p) for p in draw(variant.search, variant.name, seed)}
+    inner1 = {c.params_json for t, c in plan1.cells() if t.split.inner >= 0}
+    assert inner1 == drawn != {c.params_json for t, c in plan0.cells() if t.split.inner >= 0}
+    # both seeds in one store: the second run computes only the cells the first did not; each load is its own plan
+    first = run(default, str(tmp_path), n_jobs=1, progress=False)
+    second = run(other, str(tmp_path), n_jobs=1, progress=False)
+    k0, k1 = keys(default, store_root=str(tmp_path)), keys(other, store_root=str(tmp_path))
+    assert (first.computed, second.computed, second.cached) == (len(k0), len(k1 - k0), len(k1 & k0)) and k1 & k0
+    got = load("eem_table4", store_dir=tmp_path, overrides=[*BASE, SEARCHES["random"], f"+experiment.search_seed={seed}"],
+               include_inner=True)
+    assert set(got["key"]) == k1
+    with pytest.raises(ConfigError, match=r"experiment.search_seed=-1 is invalid"):
+        _spec("random", "+experiment.search_seed=-1")
+
+
+def test_search_seed_spread_by_hand():
+    from randml_core.report.search_seeds import spread
+    a = pd.DataFrame({"A": [0.9, 0.8, 0.7], "B": [0.8, 0.9, 0.6]}, index=["d1", "d2", "d3"])
+    b = pd.DataFrame({"A": [0.9, 0.7, 0.5], "B": [0.85, 0.9, 0.6]}, index=["d1", "d2", "d3"])
+    table, taus = spread({0: a, 1: b}, higher=True)
+    t = table.set_index("model")
+    # seed 0: A ranks 1, 2, 1 -> 4/3; seed 1: A ranks 1, 2, 2 -> 5/3
+    assert t.loc["A", "mean_seed0"] == pytest.approx(0.8) and t.loc["A", "mean_seed1"] == pytest.approx(0.7)
+    assert t.loc["A", "rank_seed0"] == pytest.approx(4 / 3) and t.loc["A", "rank_seed1"] == pytest.approx(5 / 3)
+    assert t.loc["A", "mean_spread"] == pytest.approx(0.1) and t.loc["B", "mean_spread"] == pytest.approx(0.05 / 3)
+    assert t.loc["A", "largest_dataset_diff"] == pytest.approx(0.2) and t.loc["B", "largest_dataset_diff"] == pytest.approx(0.05)
+    assert taus == ["seed 0 vs seed 1: Kendall's tau of the average ranks -1.000"]  # A ahead under seed 0, B under 1
+
+
+def test_search_seed_report_compares_the_picks_of_two_seed_runs(tmp_path, monkeypatch):
+    from randml_core.report import build_report
+    from randml_core.report import search_seeds
+    seed = 3
+    base = [*BASE, SEARCHES["random"], "+experiment.report=[randml_core.report.search_seeds]"]
+    spec0 = compose_spec("eem_table4", [*base, "+experiment.search_seed_runs=[other_seed]"])
+    spec1 = compose_spec("eem_table4", [*base, f"+experiment.search_seed={seed}"])
+    run(spec0, str(tmp_path / "s"), n_jobs=1, progress=False)
+    monkeypatch.setattr(search_seeds, "seed_run", lambda name, ctx: (spec1, None, "not run (test)"))
+    build_report(spec0, str(tmp_path / "s"), str(tmp_path / "r"))
+    md = next((tmp_path / "r").rglob("eem_table4_search_seeds.md")).read_text()
+    assert "`other_seed` (search seed 3): not run (test)" in md and "Fewer than two complete seed runs" in md
+    run(spec1, str(tmp_path / "s"), n_jobs=1, progress=False)
+    other = load("eem_table4", store_dir=tmp_path / "s", overrides=[*base, f"+experiment.search_seed={seed}"],
+                 include_inner=True)
+    monkeypatch.setattr(search_seeds, "seed_run", lambda name, ctx: (spec1, other, ""))
+    build_report(spec0, str(tmp_path / "s"), str(tmp_path / "r"))
+    got = pd.read_csv(next((tmp_path / "r").rglob("eem_table4_search_seeds.csv")))
+    # independently: the pick = the outer mean at the setting with the best inner mean, per seed's own frame
+    for s, frame in ((0, load("eem_table4", store_dir=tmp_path / "s", overrides=base, include_inner=True)), (seed, other)):
+        inner = frame[frame.inner_fold >= 0].groupby(["fold", "params_json"])["gmean"].mean().reset_index()
+        best = inner.sort_values(["gmean", "params_json"], ascending=[False, True]).groupby("fold").head(1)
+        outer = frame[frame.inner_fold < 0].merge(best[["fold", "params_json"]], on=["fold", "params_json"])
+        assert len(outer) == 3 and got[f"mean_seed{s}"].iloc[0] == pytest.approx(outer["gmean"].mean(), rel=1e-12)
