@@ -13,7 +13,15 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 @functools.lru_cache(maxsize=1)
 def code_version() -> tuple[str, bool]:
-    """(git commit, dirty flag) of the repository holding this package; ("unknown", True) otherwise."""
+    """(git commit, dirty flag) of the repository holding this package; for an installed wheel the commit it was built
+    from (``_build_info.json``, written by setup.py's build hook); ("unknown", True) otherwise."""
+    stamp = Path(__file__).with_name("_build_info.json")
+    if stamp.is_file():
+        try:
+            info = json.loads(stamp.read_text())
+            return str(info["commit"]), bool(info["dirty"])
+        except (ValueError, KeyError, TypeError):
+            return "unknown", True
     try:
         sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True,
                              text=True, check=True).stdout.strip()

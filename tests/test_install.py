@@ -40,7 +40,7 @@ def installed(tmp_path_factory):
     src = root / "src"
     for part in ("randml_core", "experiments", "conf"):
         shutil.copytree(REPO / part, src / part, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    for part in ("pyproject.toml", "README.md", "LICENSE"):
+    for part in ("pyproject.toml", "setup.py", "README.md", "LICENSE"):
         shutil.copy(REPO / part, src / part)
     env_dir = root / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)
@@ -53,9 +53,11 @@ def installed(tmp_path_factory):
         shutil.rmtree(old) if old.is_dir() else old.unlink()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("RANDML_", "PYTHONPATH"))}
     env.update(XDG_CACHE_HOME=str(root / "user-cache"), PATH=f"{env_dir / 'bin'}{os.pathsep}{env['PATH']}")
+    # the copy has no .git: the build hook (setup.py) takes the commit from the environment, as a build from a copy
+    stamp = {"RANDML_BUILD_COMMIT": "0123456789abcdef0123456789abcdef01234567", "RANDML_BUILD_DIRTY": "0"}
     out = subprocess.run([str(env_dir / "bin" / "python"), "-m", "pip", "install", "--no-deps", "--no-build-isolation",
-                          "--no-index", "--quiet", str(src)], cwd=root, env=env, capture_output=True, text=True,
-                         timeout=600)
+                          "--no-index", "--quiet", str(src)], cwd=root, env={**env, **stamp}, capture_output=True,
+                         text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     work = root / "empty"
     (work / "proj" / "dataset").mkdir(parents=True)
@@ -82,7 +84,8 @@ def test_the_installed_copy_is_not_the_checkout(installed):
     assert conf == str(env_dir / "share" / "randml" / "conf") and checkout == "None"
     assert (env_dir / "share" / "randml" / "conf" / "model" / "logreg.yaml").is_file()
     version = _randml(installed, "--version")
-    assert version.returncode == 0 and version.stdout.startswith("randml 0.1.0")
+    # the commit the wheel was built from, not "unknown+dirty"
+    assert version.returncode == 0 and version.stdout.strip() == "randml 0.1.0 (code 0123456789)"
 
 
 def test_a_users_config_only_experiment_runs_end_to_end_from_an_empty_directory(installed):
@@ -98,6 +101,11 @@ def test_a_users_config_only_experiment_runs_end_to_end_from_an_empty_directory(
     compare = _randml(installed, "compare", *common, "models=[LR,kNN]", "rule=nested")
     assert compare.returncode == 0 and "significant" in compare.stdout, compare.stderr[-2000:]
     assert (work / "results" / "store" / "okcls").is_dir() and (work / "results" / "tables" / "okcls.md").is_file()
+    stamped = subprocess.run([str(env_dir / "bin" / "python"), "-c",
+                              "from randml_core.results import load; f = load('okcls', config_dir='proj'); "
+                              "print(sorted(set(f['code_version'])), sorted(set(f['code_dirty'])))"],
+                             cwd=work, env=env, capture_output=True, text=True, timeout=300)
+    assert stamped.stdout.strip() == "['0123456789abcdef0123456789abcdef01234567'] [False]", stamped.stderr[-2000:]
     loaded = subprocess.run([str(env_dir / "bin" / "python"), "-c",
                              "from randml_core.results import load; f = load('okcls', config_dir='proj'); "
                              "print(len(f), f.attrs['complete'], sorted(set(f['model'])))"],
