@@ -12,7 +12,9 @@ cells are stored); a sweep exits with its worst job's code.
 """
 from __future__ import annotations
 
+import json
 import logging
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -451,11 +453,56 @@ def _hydra(cmd: str, overrides: list[str]) -> int:
         if msg:
             print(f"randml: {msg}", file=sys.stderr)
         _OUTCOMES.append((_job_name(), code, msg))
+        if os.getpid() != parent:  # a launcher's worker process (joblib, submitit local): tell the parent
+            _report_outcome(_OUTCOMES[-1])
 
     sys.argv = [f"randml {cmd}", *overrides]
     _OUTCOMES.clear()
     started: list[str] = []  # one entry per job whose body began
+    parent = os.getpid()
     from .hydra_paths import guarded
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="randml-jobs-") as where:
+        os.environ[_OUTCOMES_ENV] = where  # inherited by the launcher's workers, started after this
+        try:
+            _run_entry(entry, cmd, started, guarded)
+        finally:
+            os.environ.pop(_OUTCOMES_ENV, None)
+            _OUTCOMES.extend(_worker_outcomes(where))
+    if len(_OUTCOMES) > 1:
+        bad = [o for o in _OUTCOMES if o[1]]
+        print(f"randml {cmd}: {len(_OUTCOMES)} jobs, {len(bad)} not clean", file=sys.stderr)
+        for job, code, msg in bad:
+            print(f"  exit {code}: {job}" + (f": {msg}" if msg else ""), file=sys.stderr)
+    return max((o[1] for o in _OUTCOMES), default=0)
+
+
+#: where a job run in another process (a launcher's worker) writes its outcome for the sweep's exit code and summary
+#: (not a RANDML_* variable: those are part of a composed config's memo key)
+_OUTCOMES_ENV = "_RANDML_JOB_OUTCOMES"
+
+
+def _report_outcome(outcome) -> None:
+    where = os.environ.get(_OUTCOMES_ENV)
+    if where and os.path.isdir(where):
+        import uuid
+        path = os.path.join(where, f"{os.getpid()}-{uuid.uuid4().hex}.json")
+        with open(path + ".tmp", "w") as fh:
+            json.dump(list(outcome), fh)
+        os.replace(path + ".tmp", path)
+
+
+def _worker_outcomes(where: str) -> list[tuple]:
+    out = []
+    for name in sorted(os.listdir(where)):
+        if name.endswith(".json"):
+            with open(os.path.join(where, name)) as fh:
+                job, code, msg = json.load(fh)
+            out.append((job, int(code), msg))
+    return out
+
+
+def _run_entry(entry, cmd: str, started: list, guarded) -> None:
     try:
         with _hydra_plugins_only(), guarded():
             entry()
@@ -468,12 +515,6 @@ def _hydra(cmd: str, overrides: list[str]) -> int:
               f"`randml --help` lists the experiments; `+key=value` adds a key, `key=value` changes one",
               file=sys.stderr)
         _OUTCOMES.append(("(config)", EXIT_CONFIG, "the config could not be composed"))
-    if len(_OUTCOMES) > 1:
-        bad = [o for o in _OUTCOMES if o[1]]
-        print(f"randml {cmd}: {len(_OUTCOMES)} jobs, {len(bad)} not clean", file=sys.stderr)
-        for job, code, msg in bad:
-            print(f"  exit {code}: {job}" + (f": {msg}" if msg else ""), file=sys.stderr)
-    return max((o[1] for o in _OUTCOMES), default=0)
 
 
 def _os_error(exc: OSError) -> tuple[int | None, str]:

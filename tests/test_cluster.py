@@ -376,3 +376,16 @@ def test_a_lone_run_lists_the_store_a_bounded_number_of_times(compose, tmp_path,
     (leases / ".owner-0123456789abcdef.lock").write_text("another run")
     run(spec, str(tmp_path / "other"), progress=False)
     assert counts == [n_tasks]
+
+
+@pytest.mark.parametrize("launcher,module", [("randml_joblib", "hydra_plugins.hydra_joblib_launcher")])
+def test_a_job_refused_in_a_launchers_worker_sets_the_sweeps_exit_code(launcher, module, tmp_path, randml_cmd, cli_env):
+    """Jobs of the joblib launcher run in worker processes: their outcome reaches the parent (exit code and the list of
+    jobs not clean), as with Hydra's basic launcher (it exited 0 with a refused job)."""
+    if not _has(module):
+        pytest.skip(f"{module} is not installed: `make cluster` installs the cluster extra")
+    out = subprocess.run([*randml_cmd, "run", "-m", *SMALL, "n_jobs=1", "progress=false", "protocol.n_splits=3,ten",
+                          f"hydra/launcher={launcher}", f"store_dir={tmp_path / 'store'}",
+                          f"hydra.sweep.dir={tmp_path}/sweep"], env=cli_env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 2, out.stderr[-3000:]
+    assert "2 jobs, 1 not clean" in out.stderr and "exit 2: " in out.stderr and "protocol.n_splits=ten" in out.stderr
