@@ -155,3 +155,40 @@ def test_a_two_axis_grid_is_drawn_one_curve_per_value_of_the_other_axis(store, t
     for o, x, m in out["curve"]:
         g, h = (o, x) if out["others"] == ["p_gamma"] else (x, o)
         assert m == pytest.approx(means[(g, h)], abs=1e-12)
+
+
+def test_a_text_grid_axis_is_drawn_as_categories(tmp_path, monkeypatch):
+    """RandomForest's max_features mixes a text and a number ('sqrt', 0.5): drawn as two categories named by their
+    values (not at x = 0 and 1 of a numeric axis), one curve per value of the other axis (min_samples_leaf)."""
+    import subprocess
+    import sys
+    conf = tmp_path / "conf"
+    (conf / "experiment").mkdir(parents=True)
+    (conf / "experiment" / "nbrf.yaml").write_text(
+        "# @package _global_\ndefaults:\n  - override /protocol: cv10\nprotocol: {n_splits: 3}\nmodels:\n"
+        "  rf: {estimator: {_target_: sklearn.ensemble.RandomForestClassifier, n_estimators: 10, random_state: 0},"
+        " variants: {RF: {}}, grid: {max_features: [sqrt, 0.5], min_samples_leaf: [1, 5]}}\n"
+        "  lr: {estimator: {_target_: sklearn.linear_model.LogisticRegression}, variants: {LR: {}}}\n"
+        "experiment:\n  name: nbrf\n  datasets: [heart]\n")
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    run = subprocess.run([sys.executable, "-m", "randml_core", "run", "--config-dir", str(conf), "experiment=nbrf",
+                          f"store_dir={tmp_path}/store", f"hydra.run.dir={tmp_path}/logs", "n_jobs=1", "progress=false"],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    monkeypatch.setenv("PYTHONPATH", env["PYTHONPATH"])
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    at = next(i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", []))
+    nb.cells.insert(at + 1, nbformat.v4.new_code_cell(
+        f"EXPERIMENT = 'nbrf'\nCONFIG_DIR = {str(conf)!r}\nSTORE_DIR = {str(tmp_path / 'store')!r}\n"
+        "MODELS = ('RF', 'LR')", metadata={"tags": ["injected-parameters"]}))
+    nb.cells.append(nbformat.v4.new_code_cell(
+        "import json\n"
+        "print(json.dumps({'param': param, 'others': others, 'labels': curve_labels, 'numeric': bool(numeric),"
+        " 'ticks': sorted(t.get_text() for t in ax.get_xticklabels()), 'scale': ax.get_xscale()}))"))
+    from jupyter_client.manager import KernelManager
+    km = KernelManager(kernel_name="python3", transport="ipc", ip=str(tmp_path / "kernel-ipc"))
+    nbclient.NotebookClient(nb, km=km, timeout=300, resources={"metadata": {"path": str(tmp_path)}}).execute()
+    out = json.loads(nb.cells[-1].outputs[0]["text"])
+    assert out["param"] == "p_max_features" and out["others"] == ["p_min_samples_leaf"] and out["numeric"] is False
+    assert out["ticks"] == ["0.5", "sqrt"] and out["scale"] == "linear"
+    assert sorted(out["labels"]) == ["heart, min_samples_leaf=1", "heart, min_samples_leaf=5"]
