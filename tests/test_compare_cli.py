@@ -23,7 +23,7 @@ def smoke_store(tmp_path_factory):
     return root, env
 
 
-def test_compare_prints_ranks_friedman_and_writes_the_cd_diagram(smoke_store):
+def test_compare_prints_ranks_friedman_and_says_why_no_cd_diagram(smoke_store):
     import sys
     root, env = smoke_store
     common = [sys.executable, "-m", "randml_core", "compare", "experiment=smoke", "models.eekm.grid.gamma=[1.0]",
@@ -33,7 +33,12 @@ def test_compare_prints_ranks_friedman_and_writes_the_cd_diagram(smoke_store):
     assert "Friedman chi2_F" in res.stdout and "average rank" in res.stdout
     # an override of the experiment's grid: not its committed config, so the files go to scratch
     out = root / "results" / "scratch" / "smoke"
-    assert (out / "figures" / "smoke_compare_accuracy_cd.png").read_bytes()[:4] == b"\x89PNG"
+    # 9 models on 2 datasets: the Nemenyi CD (8.5) exceeds k - 1 = 8, so no CD diagram, and the text says why
+    assert "No CD diagram: with 2 datasets the Nemenyi CD" in res.stdout
+    assert not (out / "figures" / "smoke_compare_accuracy_cd.png").exists()
+    three = subprocess.run([*common, "metric=accuracy", "models=[EEM-rbf,SVM-rbf,WELM-rbf]"], env=env,
+                           capture_output=True, text=True, timeout=300)  # CD 2.34 > 2: none either
+    assert three.returncode == 0 and "No CD diagram" in three.stdout, three.stderr[-2000:]
     frame = load("smoke", store_dir=root / "store", overrides=["models.eekm.grid.gamma=[1.0]"])
     matrix = selected(frame, "accuracy").pivot(index="dataset", columns="model", values="mean")
     # scores equal to 12 decimals are ties (floating-point noise of fold means), as the stats module documents

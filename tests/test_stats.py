@@ -400,3 +400,15 @@ def test_every_stored_metric_has_a_direction():
     from randml_core.metrics import STORED_METRICS
     from randml_core.stats.direction import HIGHER_IS_BETTER
     assert set(STORED_METRICS) == set(HIGHER_IS_BETTER) and len(STORED_METRICS) == len(set(STORED_METRICS))
+
+
+def test_no_cd_diagram_where_no_rank_difference_can_reach_the_cd(tmp_path):
+    """3 models on 2 datasets: CD = q_0.05(3) sqrt(3 * 4 / (6 * 2)) = 2.343 > k - 1 = 2, the largest possible
+    difference of average ranks: no diagram (it could only join all three), with the reason; 4 datasets draw one."""
+    two = compare(demsar_scores().iloc[:2, :3], "gmean", bayes_samples=FAST)
+    assert two.cd.value == pytest.approx(2.343 * math.sqrt(12 / 12), abs=1e-3) and two.cd.value > 2
+    with pytest.raises(StatsRefusal, match=r"no CD diagram: with 2 datasets the Nemenyi CD \(2\.34\d\) exceeds k - 1 = 2"):
+        cd_diagram(two, tmp_path / "cd")
+    assert list(tmp_path.iterdir()) == []
+    four = compare(demsar_scores().iloc[:4, :3], "gmean", bayes_samples=FAST)  # CD = 2.343 / sqrt(2) = 1.657 < 2
+    assert [p.name for p in cd_diagram(four, tmp_path / "cd")] == ["cd.png", "cd.pdf"]

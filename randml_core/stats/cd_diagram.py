@@ -88,9 +88,15 @@ def cd_diagram(comparison, path_stem, out=None) -> list[Path]:
     """Draw the CD diagram of a :class:`~randml_core.stats.compare.Comparison` and write
     ``<path_stem>.png`` and ``<path_stem>.pdf`` (fixed metadata, so reruns give the same bytes), each
     atomically, or staged in ``out`` (a report's :class:`~randml_core.artefacts.ArtefactSet`).
-    Raises :class:`StatsRefusal` when the comparison has no Nemenyi CD (fewer than 3 models or 2 datasets)."""
+    Raises :class:`StatsRefusal` when the comparison has no Nemenyi CD (fewer than 3 models or 2 datasets), or when
+    the CD exceeds k - 1, the largest possible difference of average ranks: the diagram could only join every model
+    in one bar, so it says nothing (the statistics text says how many datasets are needed)."""
     if not comparison.cd.applicable:
         raise StatsRefusal(f"no CD diagram: {comparison.cd.reason}")
+    cd, k = comparison.cd, comparison.cd.k
+    if cd.value > k - 1:
+        raise StatsRefusal(f"no CD diagram: with {cd.n} datasets the Nemenyi CD ({cd.value:.3f}) exceeds k - 1 = "
+                           f"{k - 1}, the largest possible difference of average ranks, so no pair can differ")
     stem = Path(path_stem)
     fig = _figure(comparison)
     png, pdf = stem.with_name(stem.name + ".png"), stem.with_name(stem.name + ".pdf")
