@@ -426,6 +426,14 @@ def _halving(scope: Scope, s, settings, budget_cpu):
     scope.finish(winner)
 
 
+#: per scope (its seed parts) the study of this process's earlier rounds: ``[study, told, pending]``, ``told`` the
+#: (drawn, score) of its finished trials in order, ``pending`` (trial, drawn) of the trial asked but not yet scored.
+#: A round then tells the study its new result and asks the next trial, instead of replaying every earlier trial into
+#: a fresh study (quadratic in the trials); the study is the replayed one trial for trial (tested), and any mismatch
+#: with what the store says (another process's results, a changed space) falls back to the replay.
+_STUDIES: dict = {}
+
+
 def _optuna(scope: Scope, s, fixed, seed_parts, budget_cpu):
     optuna = require_optuna("search.kind=optuna")
     from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
@@ -435,26 +443,61 @@ def _optuna(scope: Scope, s, fixed, seed_parts, budget_cpu):
         (name, args), = d.items()
         dists[p] = (CategoricalDistribution(args) if name == "choice" else IntDistribution(*args) if name == "int"
                     else FloatDistribution(args[0], args[1], log=name == "loguniform"))
+    key = (*seed_parts, json.dumps(s["space"], sort_keys=True, default=str))
     done_trials, results = [], []
     for t in range(n_settings(s)):
         if budget_cpu is not None and scope.cpu >= budget_cpu:
             break
-        sampler = optuna.samplers.TPESampler(seed=derive_seed(*seed_parts, t))
-        study = optuna.create_study(direction="maximize", sampler=sampler)
-        for params, score in done_trials:
-            state = optuna.trial.TrialState.COMPLETE if np.isfinite(score) else optuna.trial.TrialState.FAIL
-            study.add_trial(optuna.trial.create_trial(params=params, distributions=dists, state=state,
-                                                      value=score if np.isfinite(score) else None))
-        trial = study.ask(dists)
-        drawn = {p: _py(trial.params[p]) for p in sorted(dists)}
+        drawn = _ask(optuna, key, dists, done_trials, derive_seed(*seed_parts, t))
         params = {**fixed, **drawn}
         done, score = scope.need(params, scope.folds)
         if not done:
             return
         scope.record(t, 0, params, score, scope.folds)
+        _tell(optuna, key, drawn, score)
         done_trials.append((drawn, score))
         results.append((score, params))
     scope.finish(_best(results)[0] if results else None)
+
+
+def _state(optuna, score):
+    return optuna.trial.TrialState.COMPLETE if np.isfinite(score) else optuna.trial.TrialState.FAIL
+
+
+def _ask(optuna, key, dists, done_trials: list, seed: int) -> dict:
+    """The parameters of the next trial after ``done_trials``, asked with a fresh ``TPESampler(seed)`` of a study
+    holding exactly those trials (the cached study of this scope when it holds them, else a replay)."""
+    entry = _STUDIES.get(key)
+    if entry is not None and entry[1] == done_trials:
+        if entry[2] is not None:  # asked in an earlier round, not scored yet: the same trial
+            return entry[2][1]
+        study = entry[0]
+    else:
+        study = optuna.create_study(direction="maximize")
+        for params, score in done_trials:
+            study.add_trial(optuna.trial.create_trial(params=params, distributions=dists, state=_state(optuna, score),
+                                                      value=score if np.isfinite(score) else None))
+        entry = _STUDIES[key] = [study, list(done_trials), None]
+    study.sampler = optuna.samplers.TPESampler(seed=seed)
+    trial = study.ask(dists)
+    drawn = {p: _py(trial.params[p]) for p in sorted(dists)}
+    entry[2] = (trial, drawn)
+    return drawn
+
+
+def _tell(optuna, key, drawn: dict, score: float) -> None:
+    """Record the scored trial in the cached study (when it is the pending one)."""
+    entry = _STUDIES.get(key)
+    if entry is None or entry[2] is None or entry[2][1] != drawn:
+        _STUDIES.pop(key, None)
+        return
+    trial = entry[2][0]
+    if np.isfinite(score):
+        entry[0].tell(trial, score)
+    else:
+        entry[0].tell(trial, state=optuna.trial.TrialState.FAIL)
+    entry[1].append((drawn, score))
+    entry[2] = None
 
 
 # -- planning ----------------------------------------------------------------------------------------------

@@ -229,8 +229,9 @@ def optuna_speed(work: Path) -> list[str]:
             f"| randml run (each trial a keyed, resumable cell; a round per trial) | {ours_cpu:.1f} | "
             f"{float(m.group(2)):.1f} |", "",
             f"randml at **{theirs_cpu / ours_cpu:.2f}x** plain optuna's CPU (whole processes, imports included; goal "
-            f"(issue 44): >= 0.75x). Each trial replays the scope's earlier trials into a fresh study and plans the "
-            "experiment again: that per-trial cost is what remains.", ""]
+            f"(issue 44): >= 0.75x). A scope's study is kept between rounds (a round tells it the new trial and asks the "
+            "next); each trial still plans the experiment again and re-reads the store's parts: that per-trial cost "
+            "is what remains.", ""]
 
 
 def load_speed() -> list[str]:

@@ -178,6 +178,23 @@ def test_optuna_trials_replay_to_the_same_settings(runs):
     assert len(a) == 3 * 3 and a["params_json"].tolist() == b["params_json"].tolist()
 
 
+def test_optuna_studies_kept_between_rounds_equal_the_replayed_ones(runs, tmp_path, monkeypatch):
+    """A round tells the scope's kept study its new trial and asks the next (search._STUDIES) instead of replaying
+    every earlier trial into a fresh study: the same trials and stored rows as with a replay every round."""
+    pytest.importorskip("optuna")
+    from randml_core import search
+    monkeypatch.setattr(search, "_tell", lambda *a: search._STUDIES.clear())  # no study kept: a replay per round
+    search._STUDIES.clear()
+    run(_spec("optuna", "models.svm.search.n=5"), str(tmp_path / "replayed"), n_jobs=1, progress=False)
+    monkeypatch.undo()
+    search._STUDIES.clear()
+    run(_spec("optuna", "models.svm.search.n=5"), str(tmp_path / "kept"), n_jobs=1, progress=False)
+    assert search._STUDIES  # the kept path was taken
+    spec = _spec("optuna", "models.svm.search.n=5")
+    pd.testing.assert_frame_equal(_stored(spec, tmp_path / "replayed"), _stored(spec, tmp_path / "kept"))
+    assert _stored(spec, tmp_path / "kept")["params_json"].nunique() > 3  # more trials than the first round's
+
+
 USER_EXPERIMENT = """\
 # @package _global_
 defaults:
