@@ -124,14 +124,16 @@ def test_datasets_page_is_built_from_the_cards_the_experiment_uses(built):
 
 
 def test_statistics_fit_two_datasets(built):
-    """6 models on 2 datasets: the Friedman test cannot reach p < 0.05 (it needs 3), so the page shows no CD
-    diagram, ranks or pairwise table, and says why in one line; the report's own files are unchanged."""
+    """6 models on 2 datasets: the Friedman test cannot reach p < 0.05 (it needs 3) and the Nemenyi CD (5.33) exceeds
+    k - 1 = 5, so the report draws no CD diagram and the page shows no ranks or pairwise table; each says why in one
+    line."""
     _, out, site, _ = built
     stats = (out / "tables" / "mine_stats.md").read_text()
-    assert "### Comparison of 6 models on 2 datasets" in stats and "](../figures/mine_cd.png)" in stats
+    assert "### Comparison of 6 models on 2 datasets" in stats and "mine_cd.png" not in stats
+    assert "No CD diagram: with 2 datasets the Nemenyi CD (5.3" in stats
+    assert not (out / "figures").exists()  # no figure at all, and the overview links no figures folder
     page = (site / "mine.html").read_text()
-    assert "mine_cd.png" in page and not re.search(r'<img src="[^"]*mine_cd\.png"', page)  # linked, not shown
-    assert 'class="placeholder unfit" id="mine_cd"' in page and not (site / "heatmaps").exists()
+    assert "mine_cd" not in page and not (site / "heatmaps").exists()
     section = page.split('id="statistics"')[1].split('id="provenance"')[0]
     assert "Not shown: on 2 datasets no difference between 6 models can be significant" in section
     assert "average rank" not in section and "Wilcoxon" not in section

@@ -531,8 +531,9 @@ relative links: no server, no network. Click a table header to sort.</div></foot
                     + (f'<li><a href="{self.href(notebook)}">notebooks/explore_results.ipynb</a>: load, pivot, select, '
                        "plot and compare stored results yourself (<code>randml_core.results.load</code>).</li>"
                        if notebook.exists() else "")
-                    + f'<li>The files themselves: <a href="{self.href(self.results / "tables")}">{folder}/tables</a>, '
-                    f'<a href="{self.href(self.results / "figures")}">{folder}/figures</a>.</li></ul>')
+                    + "<li>The files themselves: " + ", ".join(
+                        f'<a href="{self.href(self.results / part)}">{folder}/{part}</a>'
+                        for part in ("tables", "figures") if (self.results / part).is_dir()) + ".</li></ul>")
         if others:
             body.append(f'<h2 id="other">Other files</h2><p>Artefacts that belong to no {what} page:</p><ul>'
                         + "".join(f'<li><a href="{self.href(p)}">{esc(p.parent.name)}/{esc(p.name)}</a></li>'
