@@ -123,7 +123,7 @@ bench-pri: $(STAMP)
 # classes, with the -bal variants of DT, RF, SVM/RBF and LogReg; leaderboard_unweighted: those that do not); ~2 h on
 # 2 workers from an empty store. `make leaderboard-seeds`: the same searches under search seeds 1 and 2 (same folds,
 # ~2 h per seed), then the seed-to-seed spread (tables/leaderboard*_search_seeds.md). `make leaderboard-grid`: the
-# grids' leaderboard (each model's own grid, ~1.4 h).
+# grids' leaderboard (each model's own grid, ~1.1 h on 2 cores, 2026-11-28).
 leaderboard: $(STAMP)
 	$(RANDML) run experiment=leaderboard_quick profile=quick n_jobs=$(JOBS) $(ARGS) $(UNAVAILABLE_OK)
 	$(RANDML) report experiment=leaderboard_quick profile=quick $(ARGS)
