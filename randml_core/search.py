@@ -491,11 +491,7 @@ def _tell(optuna, key, drawn: dict, score: float) -> None:
     if entry is None or entry[2] is None or entry[2][1] != drawn:
         _STUDIES.pop(key, None)
         return
-    trial = entry[2][0]
-    if np.isfinite(score):
-        entry[0].tell(trial, score)
-    else:
-        entry[0].tell(trial, state=optuna.trial.TrialState.FAIL)
+    entry[0].tell(entry[2][0], score if np.isfinite(score) else None, state=_state(optuna, score))
     entry[1].append((drawn, score))
     entry[2] = None
 
