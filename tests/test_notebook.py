@@ -33,23 +33,27 @@ def store(tmp_path_factory):
     return root
 
 
-def execute(store: Path, cwd: Path) -> tuple[dict, list]:
-    """Run the notebook with injected parameters (after the cell tagged "parameters", as papermill
-    does) and a last cell that prints its results as JSON; returns that JSON and the cells."""
+def run_notebook(params: str, tail: str, cwd: Path) -> tuple[dict, list]:
+    """Run the notebook with ``params`` injected after the cell tagged "parameters" (as papermill does) and ``tail``
+    as a last cell that prints JSON; returns that JSON and the cells."""
     nb = nbformat.read(NOTEBOOK, as_version=4)
     at = next(i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", []))
-    params = (f"EXPERIMENT = 'smoke'\nOVERRIDES = {OVERRIDES!r}\nSTORE_DIR = {str(store)!r}\n"
-              "MODELS = ('EEM-rbf', 'WELM-rbf')\nMETRIC = 'gmean'")
     nb.cells.insert(at + 1, nbformat.v4.new_code_cell(params, metadata={"tags": ["injected-parameters"]}))
-    nb.cells.append(nbformat.v4.new_code_cell(
-        "import json\nrows = lambda t: [[d, m, v] for (d, m), v in t.stack().items()]\n"
-        "print(json.dumps({'table': rows(table), 'nested': rows(nested_table), 'paired': summary['mean'].to_dict(),"
-        " 'param': param, 'n_rows': len(df)}))"))
+    nb.cells.append(nbformat.v4.new_code_cell(tail))
     from jupyter_client.manager import KernelManager
     km = KernelManager(kernel_name="python3", transport="ipc", ip=str(cwd / "kernel-ipc"))  # no TCP ports
     nbclient.NotebookClient(nb, km=km, timeout=300, resources={"metadata": {"path": str(cwd)}}).execute()
-    out = json.loads(nb.cells[-1].outputs[0]["text"])
-    return out, nb.cells
+    return json.loads(nb.cells[-1].outputs[0]["text"]), nb.cells
+
+
+def execute(store: Path, cwd: Path) -> tuple[dict, list]:
+    """The notebook on the smoke store, its tables, selections and paired summary printed as JSON."""
+    params = (f"EXPERIMENT = 'smoke'\nOVERRIDES = {OVERRIDES!r}\nSTORE_DIR = {str(store)!r}\n"
+              "MODELS = ('EEM-rbf', 'WELM-rbf')\nMETRIC = 'gmean'")
+    return run_notebook(params,
+                        "import json\nrows = lambda t: [[d, m, v] for (d, m), v in t.stack().items()]\n"
+                        "print(json.dumps({'table': rows(table), 'nested': rows(nested_table), "
+                        "'paired': summary['mean'].to_dict(), 'param': param, 'n_rows': len(df)}))", cwd)
 
 
 def test_notebook_runs_and_matches_independent_selections(store, tmp_path, monkeypatch):
@@ -108,18 +112,11 @@ def test_notebook_runs_on_a_users_regression_store_with_one_setting_per_model_an
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 1 and "2 failed" in run.stderr, run.stderr[-2000:]  # kNNbig: n_neighbors > rows
     monkeypatch.setenv("PYTHONPATH", env["PYTHONPATH"])
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    at = next(i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", []))
-    nb.cells.insert(at + 1, nbformat.v4.new_code_cell(
+    out, _ = run_notebook(
         f"EXPERIMENT = 'nbreg'\nCONFIG_DIR = {str(conf)!r}\nSTORE_DIR = {str(tmp_path / 'store')!r}",
-        metadata={"tags": ["injected-parameters"]}))
-    nb.cells.append(nbformat.v4.new_code_cell(
         "import json\nprint(json.dumps({'metric': METRIC, 'models': list(MODELS), 'param': param,"
-        " 'table': {m: v for (d, m), v in table.stack().items()}, 'paired': summary['mean'].to_dict()}))"))
-    from jupyter_client.manager import KernelManager
-    km = KernelManager(kernel_name="python3", transport="ipc", ip=str(tmp_path / "kernel-ipc"))
-    nbclient.NotebookClient(nb, km=km, timeout=300, resources={"metadata": {"path": str(tmp_path)}}).execute()
-    out = json.loads(nb.cells[-1].outputs[0]["text"])
+        " 'table': {m: v for (d, m), v in table.stack().items()}, 'paired': summary['mean'].to_dict()}))",
+        tmp_path)
     assert out["metric"] == "rmse" and out["models"] == ["Dummy", "Ridge"] and out["param"] is None
     raw = pd.concat([pd.read_parquet(p) for p in sorted((tmp_path / "store" / "nbreg").glob("part-*.parquet"))])
     ok = raw[raw.status == "ok"].groupby("model")["rmse"]
@@ -131,18 +128,11 @@ def test_notebook_runs_on_a_users_regression_store_with_one_setting_per_model_an
 def test_a_two_axis_grid_is_drawn_one_curve_per_value_of_the_other_axis(store, tmp_path):
     """EEKM-rbf's grid has two axes (n_hidden, gamma): the curve over the first is drawn once per value of the other,
     never pooled over it, and the title says so; the means equal the raw parts' per (gamma, n_hidden)."""
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    at = next(i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", []))
-    nb.cells.insert(at + 1, nbformat.v4.new_code_cell(
+    out, _ = run_notebook(
         f"EXPERIMENT = 'smoke'\nOVERRIDES = {OVERRIDES!r}\nSTORE_DIR = {str(store)!r}\n"
-        "MODELS = ('EEKM-rbf', 'EEM-rbf')\nMETRIC = 'gmean'", metadata={"tags": ["injected-parameters"]}))
-    nb.cells.append(nbformat.v4.new_code_cell(
+        "MODELS = ('EEKM-rbf', 'EEM-rbf')\nMETRIC = 'gmean'",
         "import json\nprint(json.dumps({'param': param, 'others': others, 'labels': curve_labels,"
-        " 'title': ax.get_title(), 'curve': curve[[*others, param, 'mean']].values.tolist()}))"))
-    from jupyter_client.manager import KernelManager
-    km = KernelManager(kernel_name="python3", transport="ipc", ip=str(tmp_path / "kernel-ipc"))
-    nbclient.NotebookClient(nb, km=km, timeout=300, resources={"metadata": {"path": str(tmp_path)}}).execute()
-    out = json.loads(nb.cells[-1].outputs[0]["text"])
+        " 'title': ax.get_title(), 'curve': curve[[*others, param, 'mean']].values.tolist()}))", tmp_path)
     assert sorted([out["param"], *out["others"]]) == ["p_gamma", "p_n_hidden"] and len(out["others"]) == 1
     other = out["others"][0][2:]
     assert len(out["labels"]) == 2 and all(f"{other}=" in label for label in out["labels"])
@@ -176,19 +166,11 @@ def test_a_text_grid_axis_is_drawn_as_categories(tmp_path, monkeypatch):
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-2000:]
     monkeypatch.setenv("PYTHONPATH", env["PYTHONPATH"])
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    at = next(i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", []))
-    nb.cells.insert(at + 1, nbformat.v4.new_code_cell(
-        f"EXPERIMENT = 'nbrf'\nCONFIG_DIR = {str(conf)!r}\nSTORE_DIR = {str(tmp_path / 'store')!r}\n"
-        "MODELS = ('RF', 'LR')", metadata={"tags": ["injected-parameters"]}))
-    nb.cells.append(nbformat.v4.new_code_cell(
+    out, _ = run_notebook(
+        f"EXPERIMENT = 'nbrf'\nCONFIG_DIR = {str(conf)!r}\nSTORE_DIR = {str(tmp_path / 'store')!r}\nMODELS = ('RF', 'LR')",
         "import json\n"
         "print(json.dumps({'param': param, 'others': others, 'labels': curve_labels, 'numeric': bool(numeric),"
-        " 'ticks': sorted(t.get_text() for t in ax.get_xticklabels()), 'scale': ax.get_xscale()}))"))
-    from jupyter_client.manager import KernelManager
-    km = KernelManager(kernel_name="python3", transport="ipc", ip=str(tmp_path / "kernel-ipc"))
-    nbclient.NotebookClient(nb, km=km, timeout=300, resources={"metadata": {"path": str(tmp_path)}}).execute()
-    out = json.loads(nb.cells[-1].outputs[0]["text"])
+        " 'ticks': sorted(t.get_text() for t in ax.get_xticklabels()), 'scale': ax.get_xscale()}))", tmp_path)
     assert out["param"] == "p_max_features" and out["others"] == ["p_min_samples_leaf"] and out["numeric"] is False
     assert out["ticks"] == ["0.5", "sqrt"] and out["scale"] == "linear"
     assert sorted(out["labels"]) == ["heart, min_samples_leaf=1", "heart, min_samples_leaf=5"]
