@@ -30,11 +30,20 @@ class Variant:
     target: dict | None = None  # the `estimator:` node of a `_target_` model (None for a family)
     search: dict | None = None  # the checked `search:` / `budget:` blocks (randml_core.search); None: the grid
     categorical: str | None = None  # the model's own `categorical:` (onehot|ordinal|native); None: the experiment's
+    #: the model's `per_dataset:` block, {dataset: {param: [values]}}: axes replaced on that dataset; None: none
+    per_dataset: dict | None = None
 
-    def settings(self) -> list[dict]:
-        keys = sorted(self.grid)
+    def grid_for(self, dataset: str | None = None) -> dict:
+        """The grid on ``dataset``: the model's grid with the axes its ``per_dataset`` block gives that dataset."""
+        if dataset is None or not self.per_dataset or dataset not in self.per_dataset:
+            return self.grid
+        return {**self.grid, **self.per_dataset[dataset]}
+
+    def settings(self, dataset: str | None = None) -> list[dict]:
+        grid = self.grid_for(dataset)
+        keys = sorted(grid)
         return [{**self.fixed, **dict(zip(keys, combo))}
-                for combo in itertools.product(*(self.grid[k] for k in keys))]
+                for combo in itertools.product(*(grid[k] for k in keys))]
 
 
 @dataclass(frozen=True)
@@ -57,7 +66,8 @@ class ExperimentSpec:
             object.__setattr__(self, "store", self.name)
 
     def config_hash(self) -> str:
-        variants = [{k: v for k, v in var.__dict__.items() if k not in ("target", "search", "categorical") or v is not None}
+        variants = [{k: v for k, v in var.__dict__.items()
+                     if k not in ("target", "search", "categorical", "per_dataset") or v is not None}
                     for var in self.variants]
         payload = {"name": self.name, "datasets": self.datasets, "protocol": self.protocol.__dict__,
                    "variants": variants, "options": self.options}
@@ -198,7 +208,7 @@ def _check_bounds(variants, protocol, n_datasets: int, options: dict) -> None:
             n = v.search.get("n") or (v.search.get("budget") or {}).get("settings") or grid_size(v.search.get("space") or {})
             size = n if isinstance(n, int) else limits["max_settings"]
         else:
-            size = math.prod(len(vals) for vals in v.grid.values())
+            size = max(math.prod(len(vals) for vals in v.grid_for(d).values()) for d in [None, *(v.per_dataset or ())])
         if size > limits["max_settings"]:
             raise ConfigError(f"model {v.name!r} plans {size:,} settings, more than the limit of "
                               f"{limits['max_settings']:,} (experiment.max_settings); fix: a smaller grid or search.n, "
@@ -322,6 +332,8 @@ MODEL_KEYS = {"family": "a registered family (a benchmark's families.py, or the 
               "variants": "table columns: {NAME: {fixed params}} (default: one column named after the config)",
               "grid": "{param: [values]} searched for every variant",
               "quick": "{param: [values]} replacing grid axes under profile=quick",
+              "per_dataset": "{DATASET: {param: [values]}} replacing grid axes on that dataset (e.g. the setting "
+                             "another experiment selected there)",
               "search": "{kind: grid|random|halving|optuna, n, space: {param: {loguniform|uniform|int|choice: ...}}}"
                         " (randml_core/search.py)",
               "budget": "{settings: N} or {cpu_seconds: S}: the model's search budget per scope",
@@ -424,11 +436,19 @@ def _model_variants(key: str, m: dict, profile: str, only: str | None) -> list[V
         grid[p] = _as_value_list(quick[p] if profile == "quick" and p in quick else values, f"{where}grid.{p}")
         for v in grid[p]:
             _check_param(estimator, {p: v}, f"{where}grid.")
+    if m.get("per_dataset") is not None and m.get("search") is not None:
+        raise ConfigError(f"{where}per_dataset replaces grid axes; this model has a search: block "
+                          "(fix: drop one of the two)")
+    per_dataset = _per_dataset(m.get("per_dataset"), grid, where)
     from .search import check_search
     search = check_search(m, where, grid, valid, _as_value_list,
                           lambda p, v: _check_param(estimator, {p: v}, f"{where}search.space."))
     if search is not None and search["kind"] == "grid":  # choice axes of search.space join the grid
         grid = {p: d["choice"] for p, d in search["space"].items()}
+    for axes in (per_dataset or {}).values():
+        for p, values in axes.items():
+            for v in values:
+                _check_param(estimator, {p: v}, f"{where}per_dataset.")
     from .preprocess import check_model_encoding
     try:
         categorical = check_model_encoding(m, estimator, where)
@@ -444,8 +464,37 @@ def _model_variants(key: str, m: dict, profile: str, only: str | None) -> list[V
                 raise ConfigError(f"{where}variants.{vname}.{p} is not a parameter of {label}; "
                                   f"{did_you_mean(p, valid)}valid: {', '.join(sorted(valid))}")
         _check_param(estimator, fixed, f"{where}variants.{vname}.")
-        variants.append(Variant(vname, ident, fixed, grid, target, search, categorical))
+        variants.append(Variant(vname, ident, fixed, grid, target, search, categorical, per_dataset))
     return variants
+
+
+def _per_dataset(node, grid: dict, where: str) -> dict | None:
+    """A model's ``per_dataset:`` block checked: {dataset: {axis of grid: [values]}}; the datasets are checked
+    against the experiment's in :func:`_check_per_dataset`."""
+    if node is None:
+        return None
+    if not isinstance(node, dict) or not node:
+        raise ConfigError(f"{where}per_dataset must map dataset names to {{param: [values]}}, got {node!r}")
+    out = {}
+    for ds, axes in node.items():
+        if not isinstance(axes, dict) or not axes:
+            raise ConfigError(f"{where}per_dataset.{ds} must map grid axes to value lists, got {axes!r}")
+        out[str(ds)] = {}
+        for p, values in axes.items():
+            if p not in grid:
+                raise ConfigError(f"{where}per_dataset.{ds}.{p} replaces no axis of {where}grid "
+                                  f"(axes: {', '.join(grid) or 'none'}); fix: add {p} to {where}grid")
+            out[str(ds)][p] = _as_value_list(values, f"{where}per_dataset.{ds}.{p}")
+    return out
+
+
+def _check_per_dataset(variants, datasets) -> None:
+    """Every dataset a ``per_dataset:`` block names is one of the experiment's (a misspelt one would be ignored)."""
+    for v in variants:
+        for ds in v.per_dataset or {}:
+            if ds not in datasets:
+                raise ConfigError(f"model {v.name!r}: per_dataset.{ds} names no dataset of this experiment; "
+                                  f"{did_you_mean(ds, datasets)}its datasets: {', '.join(datasets)}")
 
 
 def _checked_variants(key: str, m: dict, profile: str, only: str | None, memo: bool) -> tuple[list[Variant], dict]:
@@ -462,7 +511,7 @@ def _checked_variants(key: str, m: dict, profile: str, only: str | None, memo: b
         hit = checkmemo.get(mkey)
         if hit is not None:
             variants = [Variant(v["name"], v["family"], v["fixed"], v["grid"], target, v.get("search"),
-                                v.get("categorical"))
+                                v.get("categorical"), v.get("per_dataset"))
                         for v in hit["variants"]]
             return variants, {target_key(target) if target is not None else ident: hit["version"]}
     variants = _model_variants(key, m, profile, only)
@@ -475,7 +524,8 @@ def _checked_variants(key: str, m: dict, profile: str, only: str | None, memo: b
     if remember:
         checkmemo.put(mkey, {"variants": [{"name": v.name, "family": v.family, "fixed": v.fixed, "grid": v.grid,
                                            **({"search": v.search} if v.search is not None else {}),
-                                           **({"categorical": v.categorical} if v.categorical is not None else {})}
+                                           **({"categorical": v.categorical} if v.categorical is not None else {}),
+                                           **({"per_dataset": v.per_dataset} if v.per_dataset is not None else {})}
                                           for v in variants], "version": version})
     return variants, {}
 
@@ -631,6 +681,7 @@ def build_spec(cfg: dict, config_dirs=None, choices=None) -> ExperimentSpec:
         duplicates_of(options)  # experiment.duplicates: keep (default) | drop | group
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
+    _check_per_dataset(variants, datasets)
     _check_bounds(variants, protocol, len(datasets), options)
     return ExperimentSpec(name, str(exp.get("paper", "")), datasets, variants, protocol, options,
                           profile_name, columns, str(exp.get("store") or name), versions)

@@ -56,6 +56,9 @@ def describe_plan(spec: ExperimentSpec, store_dir: str, workers: int = 1, shard:
         fixed = ", ".join(f"{k}={val!r}" for k, val in sorted(v.fixed.items()))
         lines.append(f"  model {v.name} ({v.family}): {len(v.settings())} setting(s): {grid}"
                      + (f"; fixed {fixed}" if fixed else ""))
+        for d, axes in sorted((v.per_dataset or {}).items()):
+            lines.append(f"    on {d}: {len(v.settings(d))} setting(s): "
+                         + ", ".join(f"{k}={axes[k]}" for k in sorted(axes)) + " (per_dataset)")
     with no_downloads():
         plan = make_plan(spec, splits=False, store_root=store_dir)  # a search plans from the stored results
     store = store_of(spec, store_dir)

@@ -145,15 +145,16 @@ def make_plan(spec: ExperimentSpec, splits: bool = True, store_root=None, scores
     key recipe as grid cells; the runner plans again after each round."""
     from . import search
     datasets, tasks, unavailable, trace = {}, [], {}, []
-    grids = []  # per variant: its family's key parts and every (params, canonical json, key bytes of that)
+    def cells_of(v, dataset=None):  # every (params, canonical json, key bytes of that) of v on dataset
+        out = []
+        for params in v.settings(dataset):
+            pj = canonical_params(params)
+            out.append((params, pj, json.dumps(pj).encode()))
+        return out
+    grids = []  # per variant: its family's key parts and its cells (None: a search's, planned per dataset below)
     for v in spec.variants:
-        cells = None  # a search's cells are planned per dataset below
-        if not search.is_search(v):
-            cells = []
-            for params in v.settings():
-                pj = canonical_params(params)
-                cells.append((params, pj, json.dumps(pj).encode()))
-        grids.append((v, _family_parts(spec, v), cells))
+        grids.append((v, _family_parts(spec, v), None if search.is_search(v) else cells_of(v)))
+    own = {(vi, d): cells_of(v, d) for vi, v in enumerate(spec.variants) for d in (v.per_dataset or ())}
     if scores is None and any(cells is None for _, _, cells in grids):
         scores = search.stored_scores(spec, store_root)
     p = spec.protocol
@@ -201,7 +202,7 @@ def make_plan(spec: ExperimentSpec, splits: bool = True, store_root=None, scores
                 if cells is None:
                     heads[(len(tasks) - first, vi)] = (head, end)
                     continue
-                for params, pj, pj_bytes in cells:
+                for params, pj, pj_bytes in own.get((vi, name), cells):
                     h = head.copy()
                     h.update(pj_bytes)
                     h.update(end)

@@ -43,7 +43,7 @@ CLAIMS = [
     ("slm_report.md", ["-m", "randml_papers.slm.summary", "{results}"], ("slm_table1", "slm_table2", "slm_table3",
                                                                         "slm_fig5")),
     ("eem_report.md", ["-m", "randml_papers.eem.summary", "{tables}"], ("eem_table4", "eem_table1",
-                                                                        "eem_table4_unbalanced", "eem_table5",
+                                                                        "eem_table4_unbalanced", "eem_table5", "eem_table5_svm",
                                                                         "eem_fig3")),
 ]
 
