@@ -7,7 +7,8 @@
 ``--out DIR`` rebuilds into DIR (a copy of ``results/``: ``tests/test_reports.py`` compares it byte for byte with
 the committed files); ``--list`` prints what is rebuilt, what is not (an experiment without a frame) and the
 machine-dependent files, and runs nothing. The steps, in order: each experiment a frame holds, reported from the
-frame alone (an empty store above it); the claims reports of the papers whose experiments all have frames or
+frame alone (an empty store above it); the tables rendered without a frame (EEM Table 3 from the dataset registry,
+the PRI sensitivity from its committed csv); the claims reports of the papers whose experiments all have frames or
 that read committed csv files only; the statistics over datasets; the site.
 
 Written here (not a Makefile list) so that the test and the target run the same steps.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import functools
 import os
 import subprocess
 import sys
@@ -34,6 +36,20 @@ MACHINE_DEPENDENT = {
     "site/screenshots/*": "browser screenshots (make site-check)",
 }
 
+#: committed files under results/ that the steps read and never write: a rebuild keeps them
+INPUTS = {
+    "frames/*": "the result frames",
+    "tables/*_verdicts.jsonl": "each paper's verdict history: appended when a verdict changes, never rewritten",
+    "tables/pri_sensitivity.csv": "per-fit numbers of `make pri-sensitivity` (fits of its own outside the engine, no "
+                                  "frame); the step below renders its md and json from it",
+}
+
+#: artefacts rendered without a frame: (name, module argv) from the registry or a committed csv
+RENDERS = [
+    ("eem_table3.md", ["-m", "randml_papers.eem.table3", "--results", "{results}"]),
+    ("pri_sensitivity.md", ["-m", "randml_papers.pri.sensitivity", "--render", "--results", "{results}"]),
+]
+
 #: claims reports: (name, module argv, the experiments whose frames it needs: empty = committed csv files only)
 CLAIMS = [
     ("memd_report.md", ["-m", "randml_papers.memd.summary", "{tables}"], ("memd_table2", "memd_table3")),
@@ -48,6 +64,7 @@ CLAIMS = [
 ]
 
 
+@functools.lru_cache(maxsize=None)
 def framed_experiments(frames: Path = FRAMES) -> dict[str, str]:
     """``{experiment: frame file name}`` of every experiment a committed frame holds (from its provenance)."""
     sys.path.insert(0, str(ROOT))
@@ -63,6 +80,40 @@ def machine_dependent(rel: str) -> bool:
     return any(fnmatch.fnmatch(rel, pat) for pat in MACHINE_DEPENDENT)
 
 
+@functools.lru_cache(maxsize=None)
+def experiment_names() -> tuple[str, ...]:
+    """Every shipped experiment config's name (the engine's conf/ and each paper's)."""
+    paths = [*ROOT.glob("conf/experiment/*.yaml"), *ROOT.glob("experiments/*/conf/experiment/*.yaml")]
+    return tuple(sorted({p.stem for p in paths}))
+
+
+def owner(rel: str, names) -> str | None:
+    """The experiment whose artefact ``rel`` (relative to results/) is: the longest experiment name its file name
+    starts with (``leaderboard_grid_cd.png`` is leaderboard_grid's, not leaderboard's), else None."""
+    stem = Path(rel).name
+    found = [n for n in names if stem == n or stem.startswith((n + ".", n + "_"))]
+    return max(found, key=len) if found else None
+
+
+def kept(rel: str, frames: Path = FRAMES, names=None) -> str | None:
+    """Why a committed file under results/ is not expected from a rebuild (None: a rebuild writes it): machine-
+    dependent, an input of the steps, or the artefact of an experiment without a frame (not rebuilt yet)."""
+    if machine_dependent(rel):
+        return "machine-dependent"
+    if any(fnmatch.fnmatch(rel, pat) for pat in INPUTS):
+        return "input"
+    name = owner(rel, experiment_names() if names is None else names)
+    if name is not None and name not in framed_experiments(frames):
+        return f"waits for the frame of {name}"
+    return None
+
+
+def committed_results() -> list[str]:
+    """The committed files under results/, relative to it (``git ls-files``; none outside a git checkout)."""
+    done = subprocess.run(["git", "ls-files", "results"], cwd=ROOT, capture_output=True, text=True)
+    return [line[len("results/"):] for line in done.stdout.splitlines() if line] if done.returncode == 0 else []
+
+
 def steps(out: Path, frames: Path = FRAMES) -> tuple[list[tuple[str, list[str]]], list[str]]:
     """``(steps, not rebuilt)``: each step a (label, argv) run in ``out``'s parent folder with ``out`` named by its
     relative name (reports quote the paths they read: the same text wherever the folder is); the other lines say
@@ -74,6 +125,8 @@ def steps(out: Path, frames: Path = FRAMES) -> tuple[list[tuple[str, list[str]]]
     for name in framed:
         todo.append((f"report {name}", [*randml, "report", f"experiment={name}", "store_dir={store}",
                                         f"results_dir={out}", "progress=false"]))
+    for label, argv in RENDERS:
+        todo.append((label, [PY, *(a.format(results=out) for a in argv)]))
     for label, argv, needs in CLAIMS:
         lacking = [n for n in needs if n not in framed]
         if lacking:
@@ -113,6 +166,14 @@ def main(argv=None) -> int:
         todo, skipped = steps(a.out)
         print("rebuilt, in order:", *[f"  {label}" for label, _ in todo], sep="\n")
         print("not rebuilt:", *[f"  {s}" for s in skipped], sep="\n")
+        waiting = {}
+        for rel in committed_results():
+            why = kept(rel)
+            if why and why.startswith("waits"):
+                waiting.setdefault(why, []).append(rel)
+        print("committed, kept as they are (their experiment has no frame yet):",
+              *[f"  {len(files)} file(s): {why}" for why, files in sorted(waiting.items())], sep="\n")
+        print("inputs (read, never written):", *[f"  results/{p}: {why}" for p, why in INPUTS.items()], sep="\n")
         print("machine-dependent (never compared):", *[f"  results/{p}: {why}" for p, why in MACHINE_DEPENDENT.items()],
               sep="\n")
         return 0

@@ -1,7 +1,8 @@
 """Every committed artefact that `make reports` rebuilds is what the code writes from the committed frames and
-inputs: rebuilt into a copy of results/, each committed file must come back byte for byte (a hand edit or a stale
-file fails here), and nothing is written that is not committed. Machine-dependent files are listed in
-scripts/reports.py (MACHINE_DEPENDENT) and skipped."""
+inputs: rebuilt into a copy of results/ from which those files were removed, each must come back byte for byte (a
+hand edit, a stale file or an orphan no step writes fails here), and nothing is written that is not committed.
+Machine-dependent files, the steps' inputs and the artefacts of experiments without a frame are listed in
+scripts/reports.py (MACHINE_DEPENDENT, INPUTS, kept) and left in place."""
 import shutil
 import subprocess
 
@@ -40,7 +41,14 @@ def test_make_reports_rewrites_every_committed_artefact_byte_for_byte(reports, t
     shutil.copytree(REPO / "results", copy, ignore=shutil.ignore_patterns("store", "logs", "scratch", "multirun"))
     for p in copy.rglob("*.meta.json"):  # sidecars (gitignored) of this machine's earlier runs
         p.unlink()
+    # every committed file a rebuild should write is removed from the copy first: one that does not come back is
+    # written by no step (an orphan: a renamed or dropped artefact, or an input scripts/reports.py does not name)
+    expected = [rel for rel in committed if reports.kept(rel[len("results/"):]) is None]
+    for rel in expected:
+        (tmp_path / rel).unlink()
     assert reports.run(copy, quiet=True) == 0
+    orphans = [rel for rel in expected if not (tmp_path / rel).is_file()]
+    assert not orphans, f"committed files that no step of `make reports` writes: {orphans}"
     rebuilt = {str(p.relative_to(tmp_path)) for p in copy.rglob("*") if p.is_file() and not p.name.endswith(".meta.json")}
     # the site links the repository's config files relative to itself: from the copy, the same files are reached
     # by another relative path (the only difference a copy elsewhere makes; replaced before comparing)

@@ -83,4 +83,7 @@ def write(results_dir: Path = REPO_ROOT / "results") -> list[Path]:
 
 
 if __name__ == "__main__":
-    write()
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--results", type=Path, default=REPO_ROOT / "results", help="results folder (default: results/)")
+    write(ap.parse_args().results)
