@@ -227,12 +227,21 @@ def completeness(planned: pd.DataFrame, stored: pd.DataFrame, unavailable=(), un
     """:class:`Completeness` of the ``planned`` cells (:func:`planned_cells`) given the ``stored`` rows
     (columns key and status; rows of other keys are ignored); ``unscored``: keys of stored cells that lack a scorer
     of ``experiment.metrics`` (:func:`randml_core.runner.lacking_scorers`: the same rule ``randml run`` uses)."""
-    # plain dicts and sets: pandas' duplicated / map on Arrow-backed strings took ~1 s at 94k keys
-    status = dict(zip(stored["key"].tolist(), stored["status"].tolist())) if len(stored) else {}  # the last row wins
-    keys = dict.fromkeys(planned["key"].tolist())
-    got = [status[k] for k in keys if k in status]
-    return Completeness(len(keys), len(got), sum(st not in ("ok", "skipped") for st in got), tuple(unavailable),
-                        sum(k in unscored for k in keys) if unscored else 0)
+    # Arrow's hash lookups (pandas' duplicated / map on Arrow-backed strings took ~1 s at 94k keys, a dict 0.35 s
+    # at 376k): each planned key's last stored row, found as the first in the reversed rows
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    keys = pc.unique(pa.array(planned["key"], type=pa.string(), from_pandas=True))
+    n_failed = n_stored = 0
+    if len(stored) and len(keys):
+        where = pc.index_in(keys, value_set=pa.array(stored["key"], type=pa.string(), from_pandas=True)[::-1])
+        found = where.drop_null()
+        statuses = pa.array(stored["status"], type=pa.string(), from_pandas=True)[::-1].take(found)
+        n_stored = len(found)
+        n_failed = n_stored - int(pc.sum(pc.is_in(statuses, value_set=pa.array(["ok", "skipped"]))).as_py() or 0)
+    n_unscored = int(pc.sum(pc.is_in(keys, value_set=pa.array(sorted(unscored), pa.string()))).as_py() or 0) \
+        if unscored else 0
+    return Completeness(len(keys), n_stored, n_failed, tuple(unavailable), n_unscored)
 
 
 def fill_command(experiment: str, overrides=(), config_dir=None, store_dir=None) -> str:

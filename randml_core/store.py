@@ -305,6 +305,7 @@ class _Loaded:
     frame: pd.DataFrame
     digest: str  # SHA-256 of the file's bytes
     new: bool  # verified by this read (to remember)
+    ordered: bool = False  # its rows are in ROW_ORDER already (a frame whose order was checked when verified)
 
 
 @contextlib.contextmanager
@@ -508,7 +509,8 @@ class Store:
             if loaded:
                 held = set().union(*(set(got.frame["key"]) for got in loaded))
                 frame = frame[~key_mask(frame["key"], held)]
-            loaded.append(_Loaded(f"frame:{frame_file.name}", frame, digest, False))
+            loaded.append(_Loaded(f"frame:{frame_file.name}", frame, digest, False,
+                                  ordered=_ORDERED.get(str(frame_file)) == digest))
         return loaded
 
     def _load_parts(self, columns: list[str] | None) -> list[_Loaded]:
@@ -551,8 +553,9 @@ class Store:
         frames = [got.frame for got in loaded]
         # keys are unique within a part (validated): only several parts can hold a key twice
         df = dedupe(pd.concat(frames, ignore_index=True)) if len(frames) > 1 else frames[0]
-        if ordered:
-            df = df.sort_values([c for c in ROW_ORDER if c in df.columns], kind="stable")
+        order = [c for c in ROW_ORDER if c in df.columns]
+        if ordered and not (len(loaded) == 1 and loaded[0].ordered and len(order) == len(ROW_ORDER)):
+            df = df.sort_values(order, kind="stable")  # (a frame alone, checked in ROW_ORDER: sorted already)
         if columns is not None:
             df = df[[c for c in columns if c in df.columns]]
         return df.reset_index(drop=True)
@@ -712,6 +715,7 @@ def _remove_if_abandoned(tmp: Path) -> bool:
 FRAMES_ENV = "RANDML_FRAMES"
 FRAME_FORMAT = "randml-frame/1"
 _VERIFIED: dict[str, str] = {}  # frame path -> the digest this process verified
+_ORDERED: dict[str, str] = {}  # frame path -> the digest whose rows were found in ROW_ORDER when verified
 _FRAME_FORMAT, _FRAME_SCHEMA = b"randml.frame", b"randml.frame.schema"
 _FRAME_CONSTANTS, _FRAME_CHECKSUM = b"randml.frame.constants", b"randml.frame.checksum"
 _FRAME_PROVENANCE = b"randml.frame.provenance"
@@ -746,8 +750,10 @@ def _restore(slim: pa.Table, schema: pa.Schema, constants: dict) -> pa.Table:
     """The full table: the folded constant columns put back with their types, in the original order."""
     cols = []
     for field in schema:
-        if field.name in constants:
-            cols.append(pa.array([constants[field.name]] * slim.num_rows, type=field.type))
+        if field.name in constants:  # pa.repeat: one C++ fill, not a Python list of n values
+            value = constants[field.name]
+            cols.append(pa.nulls(slim.num_rows, type=field.type) if value is None else
+                        pa.repeat(pa.scalar(value, type=field.type), slim.num_rows))
         elif field.name in slim.column_names:
             cols.append(slim.column(field.name))
         else:
@@ -779,11 +785,16 @@ def read_table(path: Path, columns: list[str] | None = None) -> tuple[pa.Table, 
     digest = hashlib.sha256(data).hexdigest()
     pf, schema, constants, meta = _parse(data, where)
     if _VERIFIED.get(str(path)) != digest:
-        full = _restore(pf.read(), schema, constants)
-        if rows_checksum(full.to_pandas()) != meta[_FRAME_CHECKSUM].decode(errors="replace"):
+        full = _restore(pf.read(), schema, constants).to_pandas()
+        if rows_checksum(full) != meta[_FRAME_CHECKSUM].decode(errors="replace"):
             raise FrameError(f"{where}: its rows do not match the checksum written with them; fix: restore it "
                              "(`git checkout -- <file>`) or export it again from a complete store")
         _VERIFIED[str(path)] = digest
+        order = [c for c in ROW_ORDER if c in full.columns]
+        if len(order) == len(ROW_ORDER) and full.sort_values(order, kind="stable").index.equals(full.index):
+            _ORDERED[str(path)] = digest  # Store.read need not sort its rows again (export wrote them sorted)
+        else:
+            _ORDERED.pop(str(path), None)
     want = schema.names if columns is None else [c for c in dict.fromkeys(["key", *columns]) if c in schema.names]
     stored = [c for c in want if c not in constants]
     slim = pf.read(columns=stored)

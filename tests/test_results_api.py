@@ -252,3 +252,26 @@ def test_load_shows_each_warning_once_per_process(small_store, monkeypatch):
     assert warned() == []  # neither is repeated
     said["msg"] = "dataset 'heart': another"
     assert warned() == [(DataQualityWarning, "dataset 'heart': another")]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_completeness_counts_equal_a_plain_python_count(seed):
+    """completeness() (Arrow lookups) against the rule in plain Python: per planned key its last stored row decides;
+    stored = any status, failed = neither ok nor skipped, unscored = stored keys lacking a scorer; rows of other
+    keys, duplicate planned keys and a None status included."""
+    from randml_core.results import completeness
+    rng = np.random.default_rng(seed)
+    pool = [f"k{i:05d}" for i in range(3000)]
+    planned = pd.DataFrame({"key": rng.choice(pool[:2000], 2500)})  # duplicates among the planned keys
+    stored = pd.DataFrame({"key": rng.choice(pool, 4000),  # other keys and keys stored twice
+                           "status": rng.choice(np.array(["ok", "skipped", "failed", None], dtype=object), 4000)})
+    unscored = set(rng.choice(pool, 300))
+    last = dict(zip(stored["key"], stored["status"]))
+    keys = dict.fromkeys(planned["key"])
+    got = [last[k] for k in keys if k in last]
+    c = completeness(planned, stored, ("x",), unscored)
+    assert (c.n_planned, c.n_stored, c.n_failed, c.n_unscored) == (
+        len(keys), len(got), sum(s not in ("ok", "skipped") for s in got), sum(k in unscored for k in keys))
+    assert c.unavailable == ("x",) and not c.complete
+    empty = completeness(planned, stored.iloc[:0])
+    assert (empty.n_stored, empty.n_failed, empty.n_missing) == (0, 0, len(keys))
