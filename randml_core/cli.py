@@ -222,7 +222,7 @@ def _is_committed_config(spec, results_dir="results") -> tuple[bool, str]:
     differs = f" (differs from {spec.name}'s committed configuration)"
     if spec.profile != "paper":
         return False, f"profile={spec.profile}{differs}"
-    if spec.options.get("snapshot") is False:
+    if not spec.engine.snapshot:
         return False, "experiment.snapshot=false: a smoke experiment, whose artefacts are never committed"
     choice = HydraConfig.get().runtime.choices.get("experiment")
     from .data.cards import hydra_config_dirs
@@ -373,7 +373,7 @@ def _cmd_export(cfg) -> int:
     """Write the experiment's committed result frame from its complete store (:func:`randml_core.frames.export`)."""
     from .frames import export
     spec = _spec_from_cfg(cfg)
-    if spec.profile != "paper" or spec.options.get("snapshot") is False:
+    if spec.profile != "paper" or not spec.engine.snapshot:
         raise CommandError(f"{spec.name} [{spec.profile}] is not a committed configuration: only an experiment's own "
                            "paper-profile config is exported as a frame")
     path, stats = export(spec, cfg.store_dir, _OWN.get("frames_dir"))

@@ -171,8 +171,8 @@ def make_plan(spec: ExperimentSpec, splits: bool = True, store_root=None, scores
         refusal = onehot_refusal(spec.options, ds, spec.variants) if getattr(ds, "categorical", ()) else None
         if refusal:
             raise PlanError(f"dataset {name!r}: {refusal}")
-        if ds.is_sparse and (spec.options.get("preprocessing") or "minmax") != "none":
-            raise PlanError(f"dataset {name!r} has sparse features; preprocessing={spec.options.get('preprocessing') or 'minmax'!r} "
+        if ds.is_sparse and spec.engine.preprocessing != "none":
+            raise PlanError(f"dataset {name!r} has sparse features; preprocessing={spec.engine.preprocessing!r} "
                             "would densify them: set experiment.preprocessing=none for sparse datasets")
         layout = None
         if not splits:
@@ -865,14 +865,14 @@ def computed_again(stored, spec: ExperimentSpec, plan: Plan, retry_failed: bool 
 
 def again_columns(spec: ExperimentSpec) -> list[str]:
     """The stored columns :func:`computed_again` reads beside ``key`` and ``status`` (every caller reads these)."""
-    out = ["dataset", SCORERS_COLUMN] if spec.options.get("metrics") else []
-    return list(dict.fromkeys(out + (["dataset", "inner_fold", CORRECT] if spec.options.get("test_correct") else [])))
+    out = ["dataset", SCORERS_COLUMN] if spec.engine.metrics else []
+    return list(dict.fromkeys(out + (["dataset", "inner_fold", CORRECT] if spec.engine.test_correct else [])))
 
 
 def _lacking_correct(stored, spec: ExperimentSpec, plan: Plan) -> set[str]:
     """Under ``experiment.test_correct``: keys of stored ``ok`` outer-fold rows without per-row correctness (stored
     before the option was set): computed again (the option is not part of the key). Regression rows never have it."""
-    if not spec.options.get("test_correct") or not len(stored["key"]):
+    if not spec.engine.test_correct or not len(stored["key"]):
         return set()
     n = len(stored["key"])
     regression = {d for d, ds in plan.datasets.items() if ds.task == "regression"}
@@ -884,7 +884,7 @@ def _lacking_correct(stored, spec: ExperimentSpec, plan: Plan) -> set[str]:
 def _lacking_scorers(stored, spec: ExperimentSpec, plan: Plan) -> set[str]:
     """(``stored``: a frame or :meth:`Store.read_columns`'s ``{column: values}``.) Keys of stored ``ok`` rows whose ``scorers`` column lacks a scorer of ``experiment.metrics`` that scores
     their dataset: computed again (the metric list is not part of the key; :mod:`randml_core.metrics`)."""
-    names = spec.options.get("metrics")
+    names = list(spec.engine.metrics)
     if not names or not len(stored["key"]):
         return set()
     want = {d: {s.column for s in scorers_for(names, ds.task)} for d, ds in plan.datasets.items()}

@@ -274,7 +274,7 @@ def _py(v):
 def search_seed(spec) -> int:
     """The seed searches draw from: ``experiment.search_seed``, else ``protocol.seed`` (the folds stay
     ``protocol.seed``'s either way)."""
-    value = spec.options.get("search_seed")
+    value = spec.engine.search_seed
     return spec.protocol.seed if value is None else int(value)
 
 

@@ -175,3 +175,21 @@ def test_cli_shows_data_warnings_as_one_line(tmp_path, randml_cmd, cli_env):
     lines = [l for l in res.stderr.splitlines() if "DataQualityWarning" in l]
     assert len(lines) == 1 and lines[0].startswith("randml: DataQualityWarning: dataset 'ionosphere': 1 of 351 rows")
     assert "loading.py" not in res.stderr and "validate_xy(" not in res.stderr
+
+
+def test_engine_options_are_typed_with_their_defaults_and_cover_every_engine_key(compose):
+    """ExperimentSpec.engine: every engine option of ENGINE_OPTIONS is a typed field (the spec's own keys and the
+    families' svm_max_iter excepted), defaults as documented, and a composed experiment's values come through."""
+    import dataclasses
+
+    from randml_core.config import ENGINE_OPTIONS, EngineOptions
+    fields = {f.name for f in dataclasses.fields(EngineOptions)}
+    spec_keys = {"name", "paper", "datasets", "columns", "store", "svm_max_iter"}
+    assert fields - {"report_metrics"} == set(ENGINE_OPTIONS) - spec_keys
+    d = EngineOptions.of({})
+    assert (d.preprocessing, d.duplicates, d.categorical, d.snapshot, d.metrics, d.report, d.search_seed) == (
+        "minmax", "keep", "onehot", True, (), (), None)
+    assert EngineOptions.of({"snapshot": False, "report": "a.b", "metrics": ["f1_macro"]}).report == ("a.b",)
+    assert not EngineOptions.of({"snapshot": False}).snapshot
+    spec = compose("experiment=leaderboard_quick", "+experiment.metrics=[f1_macro]", "+experiment.search_seed=3")
+    assert spec.engine.metrics == ("f1_macro",) and spec.engine.search_seed == 3 and not spec.engine.snapshot

@@ -62,8 +62,7 @@ def build_report(spec: ExperimentSpec, store_dir: str, results_dir: str, *,
     out = Path(results_dir) if committed else scratch_dir(results_dir, spec.name)
     # the keys of this config's plan; a set that needs a download is "not available" (no download)
     plan, keys = planned_keys(spec, store_dir)
-    modules = spec.options.get("report") or GENERIC
-    names = [modules] if isinstance(modules, str) else list(modules)
+    names = list(spec.engine.report) or [GENERIC]
     # a report whose modules all read nothing but the context (CONTEXT_ONLY) is skipped when its inputs are unchanged;
     # the generic report is known to (importing it would import SciPy and Matplotlib, 1.4 s, for nothing)
     context_only = all(m == GENERIC or _declares_context_only(m) for m in names)
@@ -143,8 +142,7 @@ def _module_sources(spec: ExperimentSpec) -> dict:
     import importlib.util
     out = {}
     for key in ("report", "plugins"):
-        names = spec.options.get(key) or []
-        for name in [names] if isinstance(names, str) else names:
+        for name in getattr(spec.engine, key):
             try:
                 found = importlib.util.find_spec(name)
             except (ImportError, ValueError):

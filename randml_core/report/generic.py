@@ -34,7 +34,7 @@ def metrics_of(ctx) -> list[str]:
     it has a regression set (both, one table each, for a mix), then each scorer of ``experiment.metrics`` that
     scores one of its sets. A listed metric that fits none of the sets is an error."""
     tasks = set(dataset_tasks(ctx).values())
-    chosen = list(ctx.spec.options.get("report_metrics") or [])
+    chosen = list(ctx.spec.engine.report_metrics)
     for metric in chosen:
         if metric_task(metric) not in tasks:
             raise ConfigError(f"report.metrics lists {metric!r}, a {metric_task(metric)} metric, but every dataset "
@@ -43,7 +43,7 @@ def metrics_of(ctx) -> list[str]:
                                  "or log_loss"))
     if chosen:
         return chosen
-    scorers = [metric_column(m) for m in ctx.spec.options.get("metrics") or []]
+    scorers = [metric_column(m) for m in ctx.spec.engine.metrics]
     return [m for m, task in (("gmean", "classification"), ("rmse", "regression")) if task in tasks] + [
         m for m in scorers if metric_task(m) in tasks]
 

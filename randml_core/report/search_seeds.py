@@ -80,7 +80,7 @@ def build(ctx) -> list:
     from .generic import metrics_of
     from ..stats import higher_is_better
     spec = ctx.spec
-    runs = spec.options.get("search_seed_runs") or []
+    runs = list(spec.engine.search_seed_runs)
     metric = metrics_of(ctx)[0]
     models = spec.columns or [v.name for v in spec.variants]
     tables, notes = {search_seed(spec): picks(ctx.frame, spec, metric, models)}, []
