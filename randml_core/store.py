@@ -777,6 +777,31 @@ def _parse(data: bytes, where: str):
     return pf, schema, constants, meta
 
 
+def _in_row_order(frame: pd.DataFrame) -> bool:
+    """Whether ``frame``'s rows are in :data:`ROW_ORDER` already (a stable sort would keep them where they are), by
+    comparing neighbours column after column (vectorised: a tenth of the sort's time); a column with a missing
+    value or values that do not compare is decided by the sort itself."""
+    if not all(c in frame.columns for c in ROW_ORDER):
+        return False
+    if len(frame) < 2:
+        return True
+    try:
+        open_ = np.ones(len(frame) - 1, dtype=bool)  # pairs not yet ordered by an earlier column
+        for col in ROW_ORDER:
+            values = frame[col]
+            if values.isna().any():
+                raise TypeError("missing values")
+            a = values.to_numpy()
+            if (open_ & (a[:-1] > a[1:])).any():
+                return False
+            open_ &= ~(a[:-1] < a[1:])
+            if not open_.any():
+                break
+        return True
+    except TypeError:
+        return frame.sort_values(list(ROW_ORDER), kind="stable").index.equals(frame.index)
+
+
 def read_table(path: Path, columns: list[str] | None = None) -> tuple[pa.Table, str]:
     """``(table, sha256 of the file)``: the frame's rows (``columns`` only, plus ``key``), its checksum
     verified once per process and file content (pandas is imported for that check only)."""
@@ -784,18 +809,21 @@ def read_table(path: Path, columns: list[str] | None = None) -> tuple[pa.Table, 
     data = _read_bytes(Path(path))
     digest = hashlib.sha256(data).hexdigest()
     pf, schema, constants, meta = _parse(data, where)
+    whole = None  # the full table when this call verifies it (then the asked columns are taken from it)
     if _VERIFIED.get(str(path)) != digest:
-        full = _restore(pf.read(), schema, constants).to_pandas()
+        whole = _restore(pf.read(), schema, constants)
+        full = whole.to_pandas()
         if rows_checksum(full) != meta[_FRAME_CHECKSUM].decode(errors="replace"):
             raise FrameError(f"{where}: its rows do not match the checksum written with them; fix: restore it "
                              "(`git checkout -- <file>`) or export it again from a complete store")
         _VERIFIED[str(path)] = digest
-        order = [c for c in ROW_ORDER if c in full.columns]
-        if len(order) == len(ROW_ORDER) and full.sort_values(order, kind="stable").index.equals(full.index):
+        if _in_row_order(full):
             _ORDERED[str(path)] = digest  # Store.read need not sort its rows again (export wrote them sorted)
         else:
             _ORDERED.pop(str(path), None)
     want = schema.names if columns is None else [c for c in dict.fromkeys(["key", *columns]) if c in schema.names]
+    if whole is not None:
+        return whole.select(want), digest
     stored = [c for c in want if c not in constants]
     slim = pf.read(columns=stored)
     fields = [schema.field(c) for c in want]

@@ -199,3 +199,33 @@ def test_every_committed_frame_reproduces_a_sample_of_its_cells(experiment, fram
     monkeypatch.setenv(frames.FRAMES_ENV, str(frame.parent))
     ok, drawn, bad = verify(compose_spec(experiment), tmp_path / "store", 2, 1)
     assert (ok, drawn, bad) == (2, 2, []), capsys.readouterr().out
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_row_order_check_agrees_with_the_sort(seed):
+    """store._in_row_order (neighbour comparisons) says "already in ROW_ORDER" exactly when a stable sort by
+    ROW_ORDER leaves the rows where they are: sorted frames with ties in every column, one swapped pair, a
+    reversed frame, and a missing value (decided by the sort)."""
+    import numpy as np
+    import pandas as pd
+
+    from randml_core.store import ROW_ORDER, _in_row_order
+    rng = np.random.default_rng(seed)
+    n = 400
+    df = pd.DataFrame({"dataset": rng.choice(["a", "b"], n), "model": rng.choice(["M1", "M2", "m"], n),
+                       "params_json": rng.choice(['{"C": 1}', '{"C": 10}'], n), "repeat": rng.integers(0, 2, n),
+                       "fold": rng.integers(0, 3, n), "inner_fold": rng.integers(-1, 2, n),
+                       "key": [f"{i:04x}" for i in rng.permutation(n)], "gmean": rng.random(n)})
+    reference = lambda f: f.sort_values(list(ROW_ORDER), kind="stable").index.equals(f.index)  # noqa: E731
+    ordered = df.sort_values(list(ROW_ORDER), kind="stable").reset_index(drop=True)
+    assert _in_row_order(ordered) and reference(ordered)
+    swapped = ordered.copy()
+    i = int(rng.integers(0, n - 1))
+    swapped.iloc[[i, i + 1]] = swapped.iloc[[i + 1, i]].to_numpy()
+    assert _in_row_order(swapped) == reference(swapped)
+    backwards = ordered.iloc[::-1].reset_index(drop=True)
+    assert not _in_row_order(backwards) and not reference(backwards)
+    holey = ordered.copy()
+    holey.loc[5, "params_json"] = None
+    assert _in_row_order(holey) == reference(holey)
+    assert not _in_row_order(ordered.drop(columns="inner_fold"))  # a frame without every ROW_ORDER column is sorted
