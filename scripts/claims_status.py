@@ -113,7 +113,7 @@ def _fmt(c: dict | None) -> str:
 
 def table() -> str:
     lines = ["| paper | first rules: held / not held / inconclusive / not tested | rules with uncertainty (2026-11-25) | now "
-             "(real data only; rules of 2026-11-27): held / not held / inconclusive / undecidable here / not tested | "
+             "(real data only; current registered rules): held / not held / inconclusive / undecidable here / not tested | "
              "claims resting on no real data | source |", "|---|---|---|---|---|---|"]
     lines += [f"| {p} | {_fmt(b)} | {_fmt(m)} | {_fmt(a)} | {'-' if n is None else n} | {note} |"
               for p, b, m, a, n, note in rows()]

@@ -109,7 +109,7 @@ def bash_script(tmp_path_factory):
 
 
 def test_bash_completion_completes_subcommands_keys_and_config_names(bash_script, tmp_path):
-    eem_t = ["eem_table1", "eem_table4", "eem_table4_r10", "eem_table4_unbalanced", "eem_table5", "eem_table6"]
+    eem_t = ["eem_table1", "eem_table4", "eem_table4_r10", "eem_table4_unbalanced", "eem_table5", "eem_table5_svm", "eem_table6"]
     assert [n for n in _names("experiment") if n.startswith("eem_t")] == eem_t  # the hand list is the configs'
     # bash splits `experiment=eem_t` at '=' (COMP_WORDBREAKS): the value is completed on its own
     assert _complete(bash_script, ["randml", "run", "experiment", "=", "eem_t"], 4, tmp_path) == eem_t
