@@ -255,13 +255,14 @@ def fill_command(experiment: str, overrides=(), config_dir=None, store_dir=None)
 def planned_shape(planned: pd.DataFrame) -> tuple[dict, dict]:
     """What :func:`best` expects, JSON-able for ``frame.attrs``: ``{dataset: outer folds}`` (repeats x folds)
     and ``{dataset: {model: [planned outer cells, planned inner cells]}}``."""
-    outer = planned[planned["inner_fold"] < 0]
-    folds = {str(d): int(n) for d, n in outer.groupby("dataset")[["repeat", "fold"]]
-             .apply(lambda g: len(g.drop_duplicates())).items()}
+    outer = planned["inner_fold"] < 0
+    splits = planned.loc[outer, ["dataset", "repeat", "fold"]].drop_duplicates()  # one drop, not one per dataset
+    folds = {str(d): int(n) for d, n in splits.groupby("dataset").size().items()}
+    counts = (planned[["dataset", "model"]].assign(outer=outer.to_numpy())
+              .groupby(["dataset", "model", "outer"], sort=False).size())
     cells: dict = {}
-    for (d, m), g in planned.groupby(["dataset", "model"], sort=False):
-        n_outer = int((g["inner_fold"] < 0).sum())
-        cells.setdefault(str(d), {})[str(m)] = [n_outer, int(len(g) - n_outer)]
+    for (d, m, is_outer), n in counts.items():
+        cells.setdefault(str(d), {}).setdefault(str(m), [0, 0])[0 if is_outer else 1] = int(n)
     return folds, cells
 
 

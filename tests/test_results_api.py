@@ -275,3 +275,15 @@ def test_completeness_counts_equal_a_plain_python_count(seed):
     assert c.unavailable == ("x",) and not c.complete
     empty = completeness(planned, stored.iloc[:0])
     assert (empty.n_stored, empty.n_failed, empty.n_missing) == (0, 0, len(keys))
+
+
+def test_planned_shape_hand_worked():
+    """planned_shape: outer folds per dataset (distinct repeat x fold) and, per (dataset, model), [outer, inner]
+    planned cells, counted by hand on a small plan; a dataset with inner cells only has no outer folds."""
+    from randml_core.results import planned_shape
+    rows = [("a", "m", 0, 0, -1), ("a", "m", 0, 0, 0), ("a", "m", 0, 0, 1), ("a", "m", 0, 1, -1), ("a", "n", 0, 1, -1),
+            ("a", "n", 1, 0, -1), ("b", "m", 0, 0, 0), ("b", "m", 0, 0, 1)]
+    planned = pd.DataFrame(rows, columns=["dataset", "model", "repeat", "fold", "inner_fold"])
+    folds, cells = planned_shape(planned)
+    assert folds == {"a": 3}  # (0, 0), (0, 1), (1, 0)
+    assert cells == {"a": {"m": [2, 2], "n": [2, 0]}, "b": {"m": [0, 2]}}
