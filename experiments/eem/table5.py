@@ -25,19 +25,29 @@ FOLD_COLUMNS = ["dataset", "model", "repeat", "fold", "n_train", "n_test", "n_hi
                 "stand_in_for"]
 
 
+def timed_rows(frame: pd.DataFrame, models) -> pd.DataFrame | None:
+    """The ok outer cells of ``models`` with their CPU seconds (``cpu_seconds``), wall seconds and the columns the
+    timing tables share (dataset, model, repeat, fold, n_train, n_test, params_json, gmean); None when the frame
+    stores no CPU seconds (``experiment.cpu_time``)."""
+    if not len(frame) or "x_fit_cpu_seconds" not in frame:
+        return None
+    rows = outer_rows(frame)
+    rows = rows[(rows["status"] == "ok") & rows["model"].isin(list(models))]
+    return pd.DataFrame({"dataset": rows["dataset"], "model": rows["model"], "repeat": rows["repeat"],
+                         "fold": rows["fold"], "n_train": rows["n_train"], "n_test": rows["n_test"],
+                         "params_json": rows["params_json"], "cpu_seconds": rows["x_fit_cpu_seconds"].astype(float),
+                         "fit_seconds": rows["fit_seconds"].astype(float),
+                         "gmean": rows["gmean"].astype(float) if "gmean" in rows else float("nan")})
+
+
 def fold_times(frame: pd.DataFrame) -> pd.DataFrame:
     """``eem_table5_folds.csv``: one row per (dataset, model, repeat, outer fold, h) of the ok cells, with the
     fit's CPU seconds (``cpu_seconds``), its wall seconds and ``stand_in_for``; sorted, so the same rows give
     the same file."""
-    if not len(frame) or "x_fit_cpu_seconds" not in frame:
+    out = timed_rows(frame, MODELS)
+    if out is None:
         return pd.DataFrame(columns=FOLD_COLUMNS)
-    rows = outer_rows(frame)
-    rows = rows[(rows["status"] == "ok") & rows["model"].isin(MODELS)]
-    out = pd.DataFrame({"dataset": rows["dataset"], "model": rows["model"], "repeat": rows["repeat"],
-                        "fold": rows["fold"], "n_train": rows["n_train"], "n_test": rows["n_test"],
-                        "n_hidden": [int(json.loads(p)["n_hidden"]) for p in rows["params_json"]],
-                        "cpu_seconds": rows["x_fit_cpu_seconds"].astype(float),
-                        "fit_seconds": rows["fit_seconds"].astype(float)})
+    out["n_hidden"] = [int(json.loads(p)["n_hidden"]) for p in out["params_json"]]
     out = out.sort_values(["dataset", "model", "n_hidden", "repeat", "fold"], kind="stable").reset_index(drop=True)
     return with_stand_ins(out)[FOLD_COLUMNS]
 

@@ -17,7 +17,9 @@ import json
 import numpy as np
 import pandas as pd
 
-from randml_core.report.tables import frame_latex, frame_markdown, outer_rows, with_stand_ins
+from randml_core.report.tables import frame_latex, frame_markdown, with_stand_ins
+
+from .table5 import timed_rows
 
 MODELS = ["SVM-rbf", "LS-SVM-rbf", "EEM-rbf"]
 #: the model config key of each column in experiment eem_table5_svm
@@ -46,14 +48,9 @@ def selected_settings(folds: pd.DataFrame, datasets) -> dict:
 def fold_times(frame: pd.DataFrame) -> pd.DataFrame:
     """``eem_table5_svm_folds.csv``: one row per (dataset, model, repeat, outer fold) of the ok cells with the fit's
     CPU seconds, wall seconds and GMean; sorted, so the same rows give the same file."""
-    if not len(frame) or "x_fit_cpu_seconds" not in frame:
+    out = timed_rows(frame, MODELS)
+    if out is None:
         return pd.DataFrame(columns=FOLD_COLUMNS)
-    rows = outer_rows(frame)
-    rows = rows[(rows["status"] == "ok") & rows["model"].isin(MODELS)]
-    out = pd.DataFrame({"dataset": rows["dataset"], "model": rows["model"], "repeat": rows["repeat"],
-                        "fold": rows["fold"], "n_train": rows["n_train"], "n_test": rows["n_test"],
-                        "params_json": rows["params_json"], "cpu_seconds": rows["x_fit_cpu_seconds"].astype(float),
-                        "fit_seconds": rows["fit_seconds"].astype(float), "gmean": rows["gmean"].astype(float)})
     out = out.sort_values(["dataset", "model", "repeat", "fold"], kind="stable").reset_index(drop=True)
     return with_stand_ins(out)[FOLD_COLUMNS]
 
