@@ -67,6 +67,7 @@ def test_uci_sigmoid_both_ways_rule(tmp_path):
         _write(t, "eem_table4", [r for i, (d, s) in enumerate(shifts.items()) for r in _rows(d, s, i)])
         got = _got(t)["t4-uci-sig"].real
         assert got.verdict == verdict and got.evidence.startswith("6 experiments"), got
+        assert got.best_p == 0.0 and not got.undecidable  # a win and a loss among 6 experiments can be shown
 
 
 @pytest.mark.parametrize("outcomes, verdict", [
@@ -116,7 +117,12 @@ def test_unbalanced_about_half_rule_on_real_sets_substitutes_apart(tmp_path):
     assert half.substitutes.verdict == C.NOT_HELD and half.substitutes.evidence.startswith("4 experiments (1 dataset(s)")
     assert not any("synthetic-protein" in ln for ln in half.real.details + half.substitutes.details)  # a 7.3 set
     assert _unbalanced(tmp_path / "b", {d: UP for d in REAL72})["t4-unb-half"].real.verdict == C.NOT_HELD  # 16/16
-    assert _unbalanced(tmp_path / "c", {})["t4-unb-half"].real.verdict == C.INCONCLUSIVE  # 0..1: nothing shown
+    nothing = _unbalanced(tmp_path / "c", {})["t4-unb-half"].real
+    assert nothing.verdict == C.INCONCLUSIVE and nothing.best_p == 0.0 and not nothing.undecidable  # 0..1 shown
+    # one experiment: its share won is 0 or 1, never inside the band: held is out of reach, "undecidable here"
+    one = summary.about_half(pd.DataFrame(_rows("abalone7", {}, 0)).assign(stand_in=False),
+                             [("EEM-sig", "WELM-sig")], ["abalone7"])
+    assert one.verdict == C.INCONCLUSIVE and one.best_p == 1.0 and one.undecidable
 
 
 def _table5(tables, times: dict, sub_times: dict, real_times: dict | None = None, hs=(50, 1000)):
@@ -233,6 +239,7 @@ def test_table6_rule_is_decided_over_datasets():
                       "SVM-rbf": 0.03 + i / 1000} for i in range(6)}
     d = summary.table6(pd.DataFrame(_t6_rows(base)), "x_dcs_gauss")
     assert d.verdict == C.HELD and "EEKM loses less than WELM on 6 of 6" in d.evidence and "p = 0.0312" in d.evidence
+    assert d.best_p == pytest.approx(2 / 2 ** 6)  # the exact Wilcoxon's smallest two-sided p over 6 datasets
     collapse = {**base, "d0": {**base["d0"], "EEKM-rbf": 0.5}}
     d = summary.table6(pd.DataFrame(_t6_rows(collapse)), "x_dcs_gauss")
     assert d.verdict == C.INCONCLUSIVE and "EEKM loses less than WELM on 5 of 6 (mean +0.19" in d.evidence
