@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import ConfigError, did_you_mean, target_hint  # noqa: F401  (ConfigError: re-exported)
+from .options import EngineOptions
 from .preprocess import duplicates_of
 from .plugins import load_package
 from .protocol import KINDS, Protocol
@@ -44,49 +45,6 @@ class Variant:
         keys = sorted(grid)
         return [{**self.fixed, **dict(zip(keys, combo))}
                 for combo in itertools.product(*(grid[k] for k in keys))]
-
-
-def _names(value) -> tuple[str, ...]:
-    """A module name or a list of names (or null) as a tuple."""
-    return (value,) if isinstance(value, str) else tuple(value or ())
-
-
-@dataclass(frozen=True)
-class EngineOptions:
-    """The engine's own ``experiment.*`` options, typed and defaulted (:data:`ENGINE_OPTIONS` says what each does),
-    read from the checked options once (:attr:`ExperimentSpec.engine`). What a family or a report module reads for
-    itself (``svm_max_iter``, ``<family>_max_train``, a report's ``OPTIONS``) stays in ``ExperimentSpec.options``, the
-    dict the cell keys and the tasks receive."""
-    preprocessing: str = "minmax"
-    duplicates: str = "keep"
-    categorical: str = "onehot"
-    train_criteria: bool = False
-    cpu_time: bool = False
-    test_correct: bool = False
-    snapshot: bool = True
-    cell_timeout: float | None = None
-    metrics: tuple[str, ...] = ()  # scikit-learn scorers computed with each cell
-    report_metrics: tuple[str, ...] = ()  # the report's metrics (report.metrics)
-    report: tuple[str, ...] = ()  # report modules; empty: the generic report
-    plugins: tuple[str, ...] = ()
-    search_seed: int | None = None  # None: protocol.seed
-    search_seed_runs: tuple[str, ...] = ()
-    title: str = ""
-    max_settings: int = 100_000
-    max_cells: int = 10_000_000
-
-    @classmethod
-    def of(cls, options: dict) -> "EngineOptions":
-        o = options
-        return cls(preprocessing=o.get("preprocessing") or "minmax", duplicates=o.get("duplicates") or "keep",
-                   categorical=o.get("categorical") or "onehot", train_criteria=bool(o.get("train_criteria")),
-                   cpu_time=bool(o.get("cpu_time")), test_correct=bool(o.get("test_correct")),
-                   snapshot=o.get("snapshot") is not False, cell_timeout=o.get("cell_timeout"),
-                   metrics=tuple(o.get("metrics") or ()), report_metrics=tuple(o.get("report_metrics") or ()),
-                   report=_names(o.get("report")), plugins=_names(o.get("plugins")),
-                   search_seed=o.get("search_seed"), search_seed_runs=tuple(o.get("search_seed_runs") or ()),
-                   title=str(o.get("title") or ""), max_settings=o.get("max_settings", cls.max_settings),
-                   max_cells=o.get("max_cells", cls.max_cells))
 
 
 @dataclass(frozen=True)

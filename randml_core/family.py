@@ -28,6 +28,8 @@ from typing import Callable
 
 import numpy as np
 
+from .options import EngineOptions
+
 __all__ = ["CellResult", "Split", "Family", "FAMILIES", "register_family", "evaluate_plain",
            "guard", "timed", "release_unneeded", "target_family", "target_key", "family_of", "evaluate", "skipped",
            "make_estimator", "task_support", "TASKS", "warm_up"]
@@ -206,8 +208,9 @@ def evaluate_plain(family: Family, split: Split, settings: list[dict], staged: b
     processes share the cores.
     ``experiment.cell_timeout`` (seconds) bounds each fit; a fit past it is stored as failed."""
     results = []
-    limit = split.options.get("cell_timeout")
-    cpu_time = cpu_time or bool(split.options.get("cpu_time"))
+    eng = EngineOptions.of(split.options)
+    limit = eng.cell_timeout
+    cpu_time = cpu_time or eng.cpu_time
     build = builder(family)
     for params in settings:
         def one(params=params):
@@ -424,9 +427,10 @@ def evaluate(family: Family, split: Split, settings: list[dict]) -> list[CellRes
         return family.evaluate(split, settings)
     classifier, proba, has_decision = _outputs_of(family)
     decision = False
-    if classifier and not proba and has_decision and split.options.get("metrics"):
+    metrics = list(EngineOptions.of(split.options).metrics)
+    if classifier and not proba and has_decision and metrics:
         from .metrics import uses_decision
-        decision = uses_decision(split.options["metrics"])
+        decision = uses_decision(metrics)
     return evaluate_plain(family, split, settings, proba=proba, decision=decision)
 
 

@@ -39,6 +39,7 @@ from .preprocess import (PREPROCESSING, PREPROCESSINGS, _minmax, _standard, data
                          encode, encoding_of, nan_refusal, native_settings, onehot_refusal, preprocess,
                          preprocessing_of)
 from .keys import canonical_params  # noqa: F401  (re-exported: runner.canonical_params)
+from .options import EngineOptions
 from .plugins import load_package
 from .protocol import SplitSpec
 from .provenance import code_version, package_versions
@@ -322,14 +323,15 @@ def run_task(X, y, task: Task, options: dict, problem: str = "binary") -> list[d
     with _one_thread():
         tr, te = task.split.train, task.split.test
         cat = options.get("_categorical", ())  # a card's categorical columns
+        eng = EngineOptions.of(options)
         # training-set criteria (a family's train_criteria option) are only needed on outer folds
-        opts = {**options, "train_criteria": bool(options.get("train_criteria")) and task.split.inner < 0}
+        opts = {**options, "train_criteria": eng.train_criteria and task.split.inner < 0}
         splits: dict = {}
 
         def split_for(enc: str) -> Split:  # the features as a model of this encoding sees them
             if enc not in splits:
                 Xtr, Xte = encode(X[tr], X[te], cat, enc)
-                Xtr, Xte = preprocess(options.get("preprocessing") or "minmax", Xtr, Xte,
+                Xtr, Xte = preprocess(eng.preprocessing, Xtr, Xte,
                                       keep=cat if enc == "native" else ())
                 splits[enc] = Split(Xtr, y[tr], Xte, task.split.model_seed, opts)
             return splits[enc]
@@ -367,10 +369,10 @@ def run_task(X, y, task: Task, options: dict, problem: str = "binary") -> list[d
                     scores = None
                 if scores is not None:
                     row.update(scores)
-                    if options.get("metrics"):  # experiment.metrics: scikit-learn scorers (NaN and why, if not scorable)
-                        row.update(scorer_scores(options["metrics"], problem, y[te], r.y_pred, labels, r.proba,
+                    if eng.metrics:  # experiment.metrics: scikit-learn scorers (NaN and why, if not scorable)
+                        row.update(scorer_scores(list(eng.metrics), problem, y[te], r.y_pred, labels, r.proba,
                                                  r.decision))
-                    correct = bool(options.get("test_correct")) and problem != "regression" and task.split.inner < 0
+                    correct = eng.test_correct and problem != "regression" and task.split.inner < 0
                     if correct:  # experiment.test_correct: per-row correctness for paired tests (correctness.py)
                         row[CORRECT] = encode_correct(y[te], r.y_pred)
                     if r.staged:
