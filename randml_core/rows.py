@@ -22,7 +22,7 @@ def planned_keys(spec, store_dir: str | os.PathLike):
     from .data.sources import no_downloads
     from .runner import make_plan  # plan = which keys belong to this config; no model is called
     with no_downloads():
-        plan = make_plan(spec, splits=False, store_root=store_dir)  # keys need the seeds (searches: the store)
+        plan = make_plan(spec, splits=False, store_root=store_dir, memo=True)  # keys need the seeds (searches: the store)
     return plan, {c.key for _, c in plan.cells()}
 
 

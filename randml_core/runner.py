@@ -132,7 +132,8 @@ def _draw_splits(spec: ExperimentSpec, name: str, ds) -> list[SplitSpec]:
         raise PlanError(str(exc)) from exc
 
 
-def make_plan(spec: ExperimentSpec, splits: bool = True, store_root=None, scores: dict | None = None) -> Plan:
+def make_plan(spec: ExperimentSpec, splits: bool = True, store_root=None, scores: dict | None = None,
+              memo: bool = False) -> Plan:
     """Expand the spec into tasks and cell keys. A dataset that needs a download is listed in
     ``unavailable`` (tables say so); bad data or an impossible split raises PlanError.
 
@@ -143,7 +144,10 @@ def make_plan(spec: ExperimentSpec, splits: bool = True, store_root=None, scores
 
     A model with a ``search:`` block (:mod:`randml_core.search`) plans the cells its search needs given the
     stored results (``scores``, else read from ``store_root``; none: its first round only), with the same
-    key recipe as grid cells; the runner plans again after each round."""
+    key recipe as grid cells; the runner plans again after each round.
+
+    ``memo=True`` (the readers: :func:`randml_core.rows.planned_keys`) remembers each dataset's layout and keys
+    (:data:`_PLAN_MEMO`) and takes them from there when the same config plans the same data again."""
     from . import search
     datasets, tasks, unavailable, trace = {}, [], {}, []
     def cells_of(v, dataset=None):  # every (params, canonical json, key bytes of that) of v on dataset
@@ -160,6 +164,7 @@ def make_plan(spec: ExperimentSpec, splits: bool = True, store_root=None, scores
         scores = search.stored_scores(spec, store_root)
     p = spec.protocol
     sha256 = hashlib.sha256
+    memo_base = _memo_base(spec, grids) if memo and not splits else None
     for name in spec.datasets:
         try:
             ds = load_dataset(name)
@@ -175,6 +180,13 @@ def make_plan(spec: ExperimentSpec, splits: bool = True, store_root=None, scores
         if ds.is_sparse and spec.engine.preprocessing != "none":
             raise PlanError(f"dataset {name!r} has sparse features; preprocessing={spec.engine.preprocessing!r} "
                             "would densify them: set experiment.preprocessing=none for sparse datasets")
+        if memo_base is not None:
+            mkey = (*memo_base, name, ds.data_hash, ds.task, _index_digest(ds.test_index),
+                    tuple(json.dumps(p) for p in _dataset_prep(spec, ds)))
+            hit = _PLAN_MEMO.get(mkey)
+            if hit is not None:
+                tasks += _tasks_from_memo(name, hit, grids, own)
+                continue
         layout = None
         if not splits:
             try:
@@ -210,7 +222,59 @@ def make_plan(spec: ExperimentSpec, splits: bool = True, store_root=None, scores
                     append(Cell(h.hexdigest()[:24], v, params, pj))
             tasks.append(task)
         _plan_searches(spec, grids, name, ds.task, tasks[first:], heads, scores, trace)
+        if memo_base is not None:
+            _remember(mkey, tasks[first:])
     return Plan(spec, datasets, tasks, unavailable, trace)
+
+
+#: make_plan(memo=True)'s memo, per process: (config hash, the families' key parts, dataset, its data hash, task,
+#: test index, preprocessing) -> (the dataset's SplitSpecs, every cell key in plan order). Those are every input of
+#: its keys (the config hash covers the protocol, options, grids and per_dataset blocks; the family parts carry the
+#: family versions), so a hit gives the keys planning again would give. Planning was 60 % of a repeated
+#: load() (issue 44: load() at parquet speed); the memo keeps at most _PLAN_MEMO_KEYS keys, oldest dropped first.
+_PLAN_MEMO: dict = {}
+_PLAN_MEMO_KEYS = 2_000_000
+
+
+def _memo_base(spec: ExperimentSpec, grids) -> tuple | None:
+    """The config part of a memo key; None (no memo) when a variant searches (its cells follow the store)."""
+    if any(cells is None for _, _, cells in grids):
+        return None
+    return spec.config_hash(), json.dumps([parts for _, parts, _ in grids])
+
+
+def _index_digest(index) -> str | None:
+    if index is None:
+        return None
+    a = np.ascontiguousarray(index)
+    return hashlib.sha256(str(a.dtype).encode() + a.tobytes()).hexdigest()
+
+
+def _remember(mkey: tuple, ds_tasks: list) -> None:
+    entry = ([t.split for t in ds_tasks], [c.key for t in ds_tasks for c in t.cells])
+    while _PLAN_MEMO and sum(len(k) for _, k in _PLAN_MEMO.values()) + len(entry[1]) > _PLAN_MEMO_KEYS:
+        del _PLAN_MEMO[next(iter(_PLAN_MEMO))]
+    if len(entry[1]) <= _PLAN_MEMO_KEYS:
+        _PLAN_MEMO[mkey] = entry
+
+
+def _tasks_from_memo(name: str, entry, grids, own) -> list:
+    """The dataset's tasks from a memo entry: its splits and keys with this spec's variants and settings, in the
+    order make_plan appends them."""
+    layout, keys = entry
+    per_split = [(vi, v, own.get((vi, name), cells)) for vi, (v, _, cells) in enumerate(grids)]
+    out, k = [], 0
+    for split in layout:
+        task = Task(name, split)
+        append = task.cells.append
+        for vi, v, cells in per_split:
+            for params, pj, _ in cells:
+                append(Cell(keys[k], v, params, pj))
+                k += 1
+        out.append(task)
+    if k != len(keys):  # pragma: no cover - the memo key covers every input of the cells
+        raise RuntimeError(f"dataset {name!r}: the plan memo holds {len(keys)} keys, the config plans {k}")
+    return out
 
 
 def _plan_searches(spec, grids, dataset: str, task: str, ds_tasks: list, heads: dict, scores, trace: list) -> None:

@@ -1,0 +1,100 @@
+"""make_plan's per-process memo of the readers' plans (issue 44, load() at parquet speed): a second plan of the
+same config and data takes each dataset's layout and keys from the memo, and is the plan that planning again
+gives; a changed config or changed data plans again."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from conftest import REPO
+from randml_core import runner
+from randml_core.results import compose_spec
+from randml_core.runner import make_plan
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    from randml_core.data.registry import unregister
+    shutil.copytree(REPO / "examples" / "byo", tmp_path / "byo")
+    monkeypatch.setattr(runner, "_PLAN_MEMO", {})
+    yield tmp_path / "byo"
+    unregister("blobs")
+
+
+def rows(plan):
+    """Everything a reader takes from a plan, cell by cell, in plan order."""
+    return [(t.dataset, t.split.repeat, t.split.fold, t.split.inner, t.split.split_seed, t.split.model_seed,
+             c.key, c.variant.name, c.params_json, c.params) for t, c in plan.cells()]
+
+
+@pytest.fixture
+def hits(monkeypatch):
+    calls = []
+    real = runner._tasks_from_memo
+    monkeypatch.setattr(runner, "_tasks_from_memo", lambda name, *a: calls.append(name) or real(name, *a))
+    return calls
+
+
+def test_a_memo_hit_is_the_plan_planning_again_gives(project, hits):
+    spec = compose_spec("mine", config_dir=project)
+    first = make_plan(spec, splits=False, memo=True)
+    assert hits == [] and len(runner._PLAN_MEMO) == 3  # one entry per dataset
+    second = make_plan(compose_spec("mine", config_dir=project), splits=False, memo=True)
+    assert hits == ["blobs", "heart", "sonar"]
+    fresh = make_plan(spec, splits=False)
+    assert rows(second) == rows(fresh) == rows(first) and len(rows(fresh)) == 330
+    spec2 = compose_spec("mine", config_dir=project)
+    assert all(c.variant is spec2.variants[[v.name for v in spec2.variants].index(c.variant.name)]
+               for _, c in make_plan(spec2, splits=False, memo=True).cells())  # this spec's variants, not the memo's
+
+
+@pytest.mark.filterwarnings("ignore::randml_core.data.DatasetMismatchWarning")
+def test_changed_data_plans_again(project, hits):
+    spec = compose_spec("mine", config_dir=project)
+    before = make_plan(spec, splits=False, memo=True)
+    csv = project / "dataset" / "blobs.csv"
+    lines = csv.read_text().splitlines()
+    row, label = lines[-1].rsplit(",", 1)
+    lines[-1] = row + "," + {"rare": "common", "common": "rare"}[label]  # one label flipped: other data
+    csv.write_text("\n".join(lines) + "\n")
+    after = make_plan(spec, splits=False, memo=True)
+    assert hits == ["heart", "sonar"]  # blobs planned again
+    assert rows(after) == rows(make_plan(spec, splits=False))
+    keys = lambda plan, d: {c.key for t, c in plan.cells() if t.dataset == d}  # noqa: E731
+    assert keys(after, "heart") == keys(before, "heart") and not keys(after, "blobs") & keys(before, "blobs")
+
+
+def test_a_changed_config_plans_again(project, hits):
+    make_plan(compose_spec("mine", config_dir=project), splits=False, memo=True)
+    other = compose_spec("mine", ["protocol.seed=3"], config_dir=project)
+    assert rows(make_plan(other, splits=False, memo=True)) == rows(make_plan(other, splits=False)) and hits == []
+    grid = compose_spec("mine", ["models.eem.grid.n_hidden=[20,50]"], config_dir=project)
+    assert rows(make_plan(grid, splits=False, memo=True)) == rows(make_plan(grid, splits=False)) and hits == []
+
+
+def test_a_caller_that_changes_its_plan_changes_no_later_one(project):
+    spec = compose_spec("mine", config_dir=project)
+    first = make_plan(spec, splits=False, memo=True)
+    expected = rows(make_plan(spec, splits=False))
+    first.draw_splits(["blobs"])
+    first.tasks[0].cells.clear()
+    assert rows(make_plan(spec, splits=False, memo=True)) == expected
+
+
+def test_runs_and_searches_do_not_use_the_memo(project):
+    spec = compose_spec("mine", config_dir=project)
+    make_plan(spec, splits=False)
+    make_plan(spec, memo=True)  # drawn folds: planned as always
+    assert runner._PLAN_MEMO == {}
+    search = compose_spec("mine", ["models.knn.grid=null", "+models.knn.search={kind: random, n: 2, space: {n_neighbors: {choice: [3, 7, 15]}}}"], config_dir=project)
+    make_plan(search, splits=False, memo=True)  # a search's cells follow the store: never remembered
+    assert runner._PLAN_MEMO == {}
+
+
+def test_the_memo_keeps_at_most_its_bound(project, monkeypatch):
+    spec = compose_spec("mine", config_dir=project)
+    n = len(rows(make_plan(spec, splits=False)))
+    monkeypatch.setattr(runner, "_PLAN_MEMO_KEYS", n // 2)  # room for one or two datasets, not three
+    make_plan(spec, splits=False, memo=True)
+    assert 0 < sum(len(k) for _, k in runner._PLAN_MEMO.values()) <= n // 2
