@@ -267,7 +267,7 @@ def _cmd_compare(cfg) -> int:
     from .metrics import STORED_METRICS, find_scorer, metric_column, metric_task, scorers, task_kind, unscored
     from .report.comparison import comparison_section
     from .results import current_rows
-    from .stats import higher_is_better
+    from .direction import higher_is_better
     spec = _spec_from_cfg(cfg)
     frame, plan, _ = current_rows(spec, cfg.store_dir)
     if frame.empty:

@@ -454,7 +454,7 @@ def _optuna(scope: Scope, s, fixed, seed_parts, budget_cpu):
         if not done:
             return
         scope.record(t, 0, params, score, scope.folds)
-        _tell(optuna, key, drawn, score)
+        _tell(optuna, key, t, drawn, score)
         done_trials.append((drawn, score))
         results.append((score, params))
     scope.finish(_best(results)[0] if results else None)
@@ -468,6 +468,8 @@ def _ask(optuna, key, dists, done_trials: list, seed: int) -> dict:
     """The parameters of the next trial after ``done_trials``, asked with a fresh ``TPESampler(seed)`` of a study
     holding exactly those trials (the cached study of this scope when it holds them, else a replay)."""
     entry = _STUDIES.get(key)
+    if entry is not None and len(done_trials) < len(entry[1]) and entry[1][:len(done_trials)] == done_trials:
+        return entry[1][len(done_trials)][0]  # asked after exactly these trials in an earlier round: its answer
     if entry is not None and entry[1] == done_trials:
         if entry[2] is not None:  # asked in an earlier round, not scored yet: the same trial
             return entry[2][1]
@@ -485,9 +487,11 @@ def _ask(optuna, key, dists, done_trials: list, seed: int) -> dict:
     return drawn
 
 
-def _tell(optuna, key, drawn: dict, score: float) -> None:
-    """Record the scored trial in the cached study (when it is the pending one)."""
+def _tell(optuna, key, t: int, drawn: dict, score: float) -> None:
+    """Record the scored trial ``t`` in the cached study (when it is the pending one; one told already is kept)."""
     entry = _STUDIES.get(key)
+    if entry is not None and t < len(entry[1]) and entry[1][t] == (drawn, score):
+        return
     if entry is None or entry[2] is None or entry[2][1] != drawn:
         _STUDIES.pop(key, None)
         return
@@ -515,7 +519,7 @@ def scopes_of(splits) -> list[tuple[int, int, list[int], int | None]]:
 def search_metric(s: dict, task: str) -> tuple[str, bool]:
     """The metric a search ranks by and whether higher is better."""
     from .metrics import metric_column
-    from .stats import higher_is_better
+    from .direction import higher_is_better
     metric = metric_column(s.get("metric") or ("rmse" if task == "regression" else "gmean"))
     try:
         return metric, higher_is_better(metric)
@@ -621,7 +625,7 @@ def trace_frame(rows: list[dict]):
     frame = frame.sort_values(["dataset", "model", "repeat", "fold", "trial"], kind="stable").reset_index(drop=True)
     scope = [frame[c] for c in ("dataset", "model", "repeat", "fold")]
     frame["cells_so_far"] = frame.groupby(scope)["cells"].cumsum()
-    from .stats import higher_is_better
+    from .direction import higher_is_better
     sign = frame["metric"].map(lambda m: 1.0 if _higher(m, higher_is_better) else -1.0)
     signed = (frame["score"] * sign).fillna(-np.inf)
     best = signed.groupby(scope).cummax() * sign

@@ -188,9 +188,14 @@ def test_optuna_studies_kept_between_rounds_equal_the_replayed_ones(runs, tmp_pa
     run(_spec("optuna", "models.svm.search.n=5"), str(tmp_path / "replayed"), n_jobs=1, progress=False)
     monkeypatch.undo()
     search._STUDIES.clear()
+    import optuna
+    asks, real_ask = [], optuna.study.Study.ask
+    monkeypatch.setattr(optuna.study.Study, "ask", lambda self, *a, **k: asks.append(1) or real_ask(self, *a, **k))
     run(_spec("optuna", "models.svm.search.n=5"), str(tmp_path / "kept"), n_jobs=1, progress=False)
     assert search._STUDIES  # the kept path was taken
     spec = _spec("optuna", "models.svm.search.n=5")
+    trials = search.n_settings(next(v.search for v in spec.variants if v.search))  # 4: a 2 x 2 space
+    assert trials == 4 and len(asks) == trials * len(search._STUDIES)  # each trial asked once, not once per round
     pd.testing.assert_frame_equal(_stored(spec, tmp_path / "replayed"), _stored(spec, tmp_path / "kept"))
     assert _stored(spec, tmp_path / "kept")["params_json"].nunique() > 3  # more trials than the first round's
 

@@ -55,7 +55,7 @@ import numpy as np
 import pandas as pd
 
 from ..stats import StatsRefusal, bayes_signed_rank, corrected_ttest, holm, wilcoxon_signed_rank
-from ..stats.direction import higher_is_better as _direction
+from ..direction import higher_is_better as _direction
 from ..stats.margins import log_ratio_test, margin_test
 from ..stats.power import mde_sign, mde_t, mde_wilcoxon, sign_test, signed_rank, tost_min_margin
 from ..stats.refusal import min_wilcoxon_pairs
