@@ -242,7 +242,9 @@ def load_speed() -> list[str]:
     from randml_core.results import load
     frames = sorted((REPO / "results" / "frames").glob("*.parquet"), key=lambda p: p.stat().st_size, reverse=True)
     target = next(p for p in frames if pq.read_table(p, columns=["inner_fold"]).column("inner_fold").to_numpy().max() >= 0)
-    name = target.stem
+    from randml_core.frames import provenance
+    held = provenance(target)["experiments"]  # the experiment of the frame with the most cells (not its file name:
+    name = max(held, key=lambda e: held[e]["cells"])  # leaderboard.parquet holds leaderboard_grid)
     warnings.simplefilter("ignore")
     t0 = time.perf_counter()
     load(name, include_inner=True)  # the first call: imports, the frame's checksum (once per process), compose
@@ -263,13 +265,14 @@ def load_speed() -> list[str]:
             f"medians of 7 interleaved calls after a first one; load average {load_avg}.", "",
             "| | seconds | ratio |", "|---|---:|---:|",
             f"| pandas.read_parquet of the file | {p:.3f} | 1.0 |",
-            f"| load(), a repeated call (the composed config from its memo, every key planned again) | {r:.3f} | "
+            f"| load(), a repeated call (the composed config and its plan's keys from their memos) | {r:.3f} | "
             f"{r / p:.1f} |",
             f"| load(), the first call of the process (imports, the frame's checksum, Hydra's compose) | {first:.3f} | "
             f"{first / p:.1f} |", "",
-            "Goal (issue 44): at most 3x. Every call plans the config's keys again and keeps only the current "
-            "config's cells (the guarantee); the composed config is memoised per process while no YAML file of its "
-            "config dirs changes.", ""]
+            "Goal (issue 44): at most 3x. Every call keeps only the current config's cells (the guarantee): the "
+            "composed config is memoised per process while no YAML file of its config dirs changes, and each "
+            "dataset's planned keys while the config hash, the families' versions and the data hash hold (a "
+            "searched model's keys follow the store, so an experiment with a search is planned again on each call).", ""]
 
 
 def main() -> None:
