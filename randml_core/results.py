@@ -302,8 +302,8 @@ def _default_rows(frame: pd.DataFrame, filters: dict, include_inner: bool, inclu
     n_failed_rows = int((~frame["status"].isin(["ok", "skipped"])).sum()) if "status" in frame.columns else 0
     skipped_entries = []
     if "status" not in filters and not include_failed and "status" in frame.columns:
-        by = frame.groupby(["dataset", "model"])["status"]
-        skipped_entries = sorted(map(list, by.apply(lambda s: (s == "skipped").all()).loc[lambda b: b].index))
+        every = frame["status"].eq("skipped").groupby([frame["dataset"], frame["model"]]).all()  # no Python per group
+        skipped_entries = sorted(map(list, every[every].index))
         frame = frame[frame["status"] == "ok"]
     frame = frame.reset_index(drop=True)  # already in Store.read's ROW_ORDER: dataset, model, params_json, repeat, fold, ...
     frame.attrs.update(n_rows_before_defaults=n_rows,

@@ -98,3 +98,4 @@ def test_the_memo_keeps_at_most_its_bound(project, monkeypatch):
     monkeypatch.setattr(runner, "_PLAN_MEMO_KEYS", n // 2)  # room for one or two datasets, not three
     make_plan(spec, splits=False, memo=True)
     assert 0 < sum(len(k) for _, k in runner._PLAN_MEMO.values()) <= n // 2
+

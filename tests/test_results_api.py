@@ -287,3 +287,21 @@ def test_planned_shape_hand_worked():
     folds, cells = planned_shape(planned)
     assert folds == {"a": 3}  # (0, 0), (0, 1), (1, 0)
     assert cells == {"a": {"m": [2, 2], "n": [2, 0]}, "b": {"m": [0, 2]}}
+
+
+def test_load_defaults_name_the_entries_skipped_in_every_cell():
+    """load()'s default rows (outer folds, status ok) and the (dataset, model) entries whose every stored cell was
+    skipped by rule, which best() reports as 'not run' (hand-worked)."""
+    import pandas as pd
+
+    from randml_core.results import _default_rows
+    frame = pd.DataFrame({"dataset": ["a", "a", "a", "a", "b", "b", "b"],
+                          "model": ["M", "M", "N", "N", "M", "M", "N"],
+                          "inner_fold": [-1, -1, -1, 0, -1, -1, -1],
+                          "status": ["skipped", "skipped", "ok", "skipped", "skipped", "failed", "skipped"]})
+    out = _default_rows(frame, {}, include_inner=False, include_failed=False)
+    assert out[["dataset", "model"]].values.tolist() == [["a", "N"]]
+    # a/M and b/N: every outer cell skipped; a/N has an ok cell (its inner skipped one is not an outer cell);
+    # b/M has a failed one
+    assert out.attrs["skipped_entries"] == [["a", "M"], ["b", "N"]]
+    assert out.attrs["n_rows_before_defaults"] == 7 and out.attrs["n_failed_dropped"] == 1

@@ -97,3 +97,52 @@ def _local():
     def keep(features, labels):
         return features, labels
     return keep
+
+
+def _read_pair(path):
+    """A reader of two files: features at ``path``, labels beside it in ``labels.txt``."""
+    return np.loadtxt(path, ndmin=2), np.loadtxt(path.with_name("labels.txt"), dtype=np.int64)
+
+
+def test_a_package_file_is_remembered_under_every_file_its_reader_reads(memo_dir, monkeypatch, tmp_path):
+    """PackageFileSource: the default reader, or a reader with ``beside`` named, is remembered under the content of
+    every file it reads (an edit of a file beside the first one reads again); a reader that names no ``beside`` is
+    never remembered."""
+    from randml_core.data.sources import package
+    pkg = tmp_path / "pkg"
+    (pkg / "data").mkdir(parents=True)
+    (pkg / "data" / "x.txt").write_text("1 2\n3 4\n5 6\n")
+    (pkg / "data" / "labels.txt").write_text("0\n1\n0\n")
+    (pkg / "data" / "xy.txt").write_text("1 2 0\n3 4 1\n")
+    monkeypatch.setattr(package, "_package_dir", lambda module: pkg)
+    calls = []
+
+    def counted(reader):
+        def read(path):
+            calls.append(path.name)
+            return reader(path)
+        read.__qualname__, read.__module__ = reader.__qualname__, reader.__module__
+        return read
+    src = package.PackageFileSource("numpy", "pkg", "data/x.txt", reader=counted(_read_pair), beside=["labels.txt"])
+    first = src.load_detailed("pair")
+    again = src.load_detailed("pair")
+    assert calls == ["x.txt"] and np.array_equal(again.X, [[1, 2], [3, 4], [5, 6]]) and again.y.tolist() == [0, 1, 0]
+    assert np.array_equal(first.X, again.X) and again.X.dtype == first.X.dtype
+    (pkg / "data" / "labels.txt").write_text("1\n1\n0\n")  # the file beside: another key, read again
+    assert src.load_detailed("pair").y.tolist() == [1, 1, 0] and calls == ["x.txt", "x.txt"]
+    unnamed = package.PackageFileSource("numpy", "pkg", "data/x.txt", reader=counted(_read_pair))
+    unnamed.load_detailed("pair"), unnamed.load_detailed("pair")
+    assert calls == ["x.txt"] * 4  # may read anything: never remembered
+    plain = package.PackageFileSource("numpy", "pkg", "data/xy.txt")  # the default reader: its one file
+    assert plain.load_detailed("xy").y.tolist() == [0, 1]
+    (pkg / "data" / "xy.txt").write_text("1 2 1\n3 4 1\n")
+    assert plain.load_detailed("xy").y.tolist() == [1, 1]
+
+
+def test_srbct_from_the_memo_is_the_one_read_from_its_csv_files(memo_dir):
+    pytest.importorskip("ISLP")
+    from randml_core.data import load_dataset
+    first = load_dataset("srbct")
+    assert list(memo_dir.glob("data-*.npz"))
+    again = load_dataset("srbct")
+    assert again.data_hash == first.data_hash and np.array_equal(again.X, first.X) and again.X.shape == (83, 2308)

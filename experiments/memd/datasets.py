@@ -124,7 +124,8 @@ def _balanced(n, k):
 _GEN_SPECS = [
     DatasetSpec(
         name="srbct", task="multiclass", papers=MEMD, group=GENE,
-        sources=[PackageFileSource("ISLP", "ISLP", "data/Khan_xtrain.csv", reader=read_khan)],
+        sources=[PackageFileSource("ISLP", "ISLP", "data/Khan_xtrain.csv", reader=read_khan,
+                                   beside=("Khan_xtest.csv", "Khan_ytrain.csv", "Khan_ytest.csv"))],
         expected={"n": 83, "d": 2308, "class_counts": {1: 11, 2: 29, 3: 18, 4: 25}},
         licence="ISLP wheel (BSD-2-Clause per its metadata); data: Khan et al. 2001",
         citation=ISLP_CIT, test_last=20,

@@ -18,16 +18,20 @@ def _loadtxt_last_column_label(path: Path):
 class PackageFileSource(Source):
     """A data file shipped inside an installed wheel, read with ``reader(path) -> (X, y)``.
 
-    The default reader is ``np.loadtxt`` with the label in the last column.
+    The default reader is ``np.loadtxt`` with the label in the last column. ``beside``: the names of the other
+    files, next to ``path``, that ``reader`` reads (none: it reads ``path`` alone). The arrays are remembered in
+    :mod:`randml_core.datamemo` under the content of every file it reads when that is known: the default reader,
+    or a named reader function with ``beside`` given (a reader that may read other files is never remembered).
     """
 
     kind = "offline-package"
 
-    def __init__(self, dist: str, module: str, relpath: str, reader: Callable | None = None):
+    def __init__(self, dist: str, module: str, relpath: str, reader: Callable | None = None, beside=None):
         self.dist = dist
         self.module = module
         self.relpath = relpath
         self.reader = reader or _loadtxt_last_column_label
+        self.beside = None if beside is None else tuple(beside)
 
     def path(self) -> Path | None:
         pkg = _package_dir(self.module)
@@ -50,6 +54,34 @@ class PackageFileSource(Source):
                 f"dataset {name!r}: file {self.module}/{self.relpath} of {self.dist} is not installed; "
                 f"fix: run `make` (installs {self.dist} with --no-deps)"
             )
+        from ... import datamemo
+        key = self._memo_key()
+        hit = datamemo.get(key)
+        if hit is not None:
+            return LoadResult(hit[0], hit[1], self.kind, self.describe())
         X, y = self.reader(self.path())
-        return LoadResult(np.asarray(X), np.asarray(y), self.kind, self.describe())
+        X, y = np.asarray(X), np.asarray(y)
+        datamemo.put(key, X, y, {})
+        return LoadResult(X, y, self.kind, self.describe())
+
+    def _memo_key(self) -> str | None:
+        """The datamemo key: the dist's version, the reader's name, the bytes of the data files it reads and of the
+        modules that read them; None when those files are not known (then the reader runs every time)."""
+        import sys
+
+        from ... import datamemo
+        path = self.path()
+        if self.reader is _loadtxt_last_column_label:
+            beside = ()
+        elif self.beside is not None:
+            beside = self.beside
+        else:
+            return None
+        name = getattr(self.reader, "__qualname__", None)
+        source = getattr(sys.modules.get(getattr(self.reader, "__module__", None) or ""), "__file__", None)
+        if not name or "<" in name or source is None:
+            return None
+        files = [path, *(path.with_name(b) for b in beside), Path(source), Path(__file__)]
+        return datamemo.content_key(["package", self.dist, _dist_version(self.dist), self.module, self.relpath, name,
+                                     list(beside)], files)
 
