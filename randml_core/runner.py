@@ -180,13 +180,18 @@ def make_plan(spec: ExperimentSpec, splits: bool = True, store_root=None, scores
         if ds.is_sparse and spec.engine.preprocessing != "none":
             raise PlanError(f"dataset {name!r} has sparse features; preprocessing={spec.engine.preprocessing!r} "
                             "would densify them: set experiment.preprocessing=none for sparse datasets")
+        preps = prep_error = None
         if memo_base is not None:
-            mkey = (*memo_base, name, ds.data_hash, ds.task, _index_digest(ds.test_index),
-                    tuple(json.dumps(p) for p in _dataset_prep(spec, ds)))
-            hit = _PLAN_MEMO.get(mkey)
-            if hit is not None:
-                tasks += _tasks_from_memo(name, hit, grids, own)
-                continue
+            try:
+                preps = [json.dumps(p) for p in _dataset_prep(spec, ds)]
+            except PlanError as exc:  # raised below, after the layout's errors, as without the memo
+                prep_error = exc
+            else:
+                mkey = (*memo_base, name, ds.data_hash, ds.task, _index_digest(ds.test_index), tuple(preps))
+                hit = _PLAN_MEMO.get(mkey)
+                if hit is not None:
+                    tasks += _tasks_from_memo(name, hit, grids, own)
+                    continue
         layout = None
         if not splits:
             try:
@@ -196,7 +201,10 @@ def make_plan(spec: ExperimentSpec, splits: bool = True, store_root=None, scores
                 raise PlanError(str(exc)) from exc
         splits_of_ds = layout if layout is not None else _draw_splits(spec, name, ds)
         data = '{"data": ' + json.dumps(ds.data_hash) + ', "family": '
-        preps = [json.dumps(p) for p in _dataset_prep(spec, ds)]  # per variant; after the splits' PlanError
+        if prep_error is not None:
+            raise prep_error
+        if preps is None:
+            preps = [json.dumps(p) for p in _dataset_prep(spec, ds)]  # per variant; after the splits' PlanError
         heads = {}  # (task index, variant index) -> the key's hash head and tail, for the searches
         first = len(tasks)
         for split in splits_of_ds:

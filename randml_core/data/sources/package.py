@@ -67,8 +67,6 @@ class PackageFileSource(Source):
     def _memo_key(self) -> str | None:
         """The datamemo key: the dist's version, the reader's name, the bytes of the data files it reads and of the
         modules that read them; None when those files are not known (then the reader runs every time)."""
-        import sys
-
         from ... import datamemo
         path = self.path()
         if self.reader is _loadtxt_last_column_label:
@@ -77,11 +75,11 @@ class PackageFileSource(Source):
             beside = self.beside
         else:
             return None
-        name = getattr(self.reader, "__qualname__", None)
-        source = getattr(sys.modules.get(getattr(self.reader, "__module__", None) or ""), "__file__", None)
-        if not name or "<" in name or source is None:
+        found = datamemo.function_source(self.reader)
+        if found is None:
             return None
-        files = [path, *(path.with_name(b) for b in beside), Path(source), Path(__file__)]
+        name, source = found
+        files = [path, *(path.with_name(b) for b in beside), source, Path(__file__)]
         return datamemo.content_key(["package", self.dist, _dist_version(self.dist), self.module, self.relpath, name,
                                      list(beside)], files)
 
