@@ -189,6 +189,8 @@ ENGINE_OPTIONS = {
     "categorical": "onehot | ordinal: how a dataset card's categorical columns are encoded (fitted per fold)",
     "max_settings": "the largest grid or search a model may plan (default 100000)",
     "max_cells": "the most cells an experiment may plan (default 10000000)",
+    "frame_omit": "columns `randml export` leaves out of the committed frame for this experiment's rows (staged, "
+                  "test_correct or x_*: detail none of its reports reads); recorded in the frame's provenance",
 }
 
 #: plan bounds (before anything is allocated): raise them with experiment.max_settings / experiment.max_cells
@@ -318,6 +320,13 @@ def _check_options(options: dict) -> None:
         elif key == "search_seed_runs" and value is not None:
             if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
                 raise ConfigError(f"{where}={value!r} is invalid: a list of experiment names (or null)")
+        elif key == "frame_omit" and value is not None:
+            from .options import OMITTABLE_HINT, omittable
+            if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+                raise ConfigError(f"{where}={value!r} is invalid: a list of column names (or null)")
+            bad = [v for v in value if not omittable(v)]
+            if bad:
+                raise ConfigError(f"{where}: {', '.join(map(repr, bad))} cannot be left out of a frame; {OMITTABLE_HINT}")
         elif key in ("report", "plugins"):
             items = [value] if isinstance(value, str) else value
             if not isinstance(items, list) or not all(isinstance(v, str) and v for v in items):

@@ -110,7 +110,9 @@ def export(spec, store_dir, out_dir=None) -> tuple[Path, dict]:
     """Write ``spec``'s rows from its complete store (parts and any earlier frame) into the frame of its store
     (``<out_dir or frames dir>/<store>.parquet``), keeping the earlier frame's rows of other experiments that
     share the store. Refused (StoreError naming the counts and the fix) when a planned cell is missing or failed;
-    datasets that are not available here (they need a download) are recorded in the provenance, not required."""
+    datasets that are not available here (they need a download) are recorded in the provenance, not required.
+    The columns ``experiment.frame_omit`` names are null in the experiment's rows (recorded as ``omitted``; the
+    experiments of one frame must agree, since a cell two of them plan is one row)."""
     import pandas as pd
 
     from .provenance import code_version, package_versions
@@ -134,18 +136,28 @@ def export(spec, store_dir, out_dir=None) -> tuple[Path, dict]:
         raise StoreError(f"no frames folder for the store root {store_dir}: pass out_dir (the CLI: frames_dir=DIR) or "
                          f"set ${FRAMES_ENV}")
     target = out / f"{spec.store}.parquet"
+    omit = sorted(spec.engine.frame_omit)
     earlier, info = None, {}
     if target.exists():
+        info = provenance(target).get("experiments", {})
+        other = {n: i.get("omitted", []) for n, i in info.items() if n != spec.name and i.get("omitted", []) != omit}
+        if other:
+            name, cols = next(iter(other.items()))
+            raise StoreError(
+                f"{spec.name}: experiment.frame_omit={omit} but {name}, whose rows the frame {target} holds, left out "
+                f"{cols}; the experiments of one store leave out the same columns (a cell they share is one row). "
+                f"Fix: set experiment.frame_omit alike in both configs, and export {name} again")
         earlier = read_frame(target)
         earlier = earlier[~key_mask(earlier["key"], keys)]
-        info = provenance(target).get("experiments", {})
+    if omit:  # detail none of the experiment's reports reads: null in the frame (a column null everywhere folds)
+        rows = rows.assign(**{c: None for c in omit if c in rows.columns})
     frame = pd.concat([rows, earlier], ignore_index=True) if earlier is not None and len(earlier) else rows
     frame = frame.sort_values([c for c in ROW_ORDER if c in frame.columns], kind="stable").reset_index(drop=True)
     sha, dirty = code_version()
     info[spec.name] = {"config_hash": spec.config_hash(), "profile": spec.profile, "cells": len(keys),
                        "unavailable": sorted(plan.unavailable),
                        "data": {n: d.data_hash for n, d in sorted(plan.datasets.items())},
-                       "exported_by": sha + ("+dirty" if dirty else ""),
+                       "exported_by": sha + ("+dirty" if dirty else ""), "omitted": omit,
                        "row_code_versions": sorted(map(str, rows["code_version"].dropna().unique()))
                        if "code_version" in rows else []}
     stats = write_frame(target, frame, {"store": spec.store, "experiments": info, "packages": package_versions()})

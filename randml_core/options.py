@@ -13,6 +13,16 @@ def _names(value) -> tuple[str, ...]:
     return (value,) if isinstance(value, str) else tuple(value or ())
 
 
+#: what ``experiment.frame_omit`` may name: per-stage and per-row detail and extra diagnostics, never a key, an
+#: id, a setting or a score (a frame without those could not be read, verified or reported)
+OMITTABLE_HINT = "only 'staged', 'test_correct' and diagnostics 'x_*' may be (keys, ids, settings and scores stay)"
+
+
+def omittable(column: str) -> bool:
+    """True for a column ``experiment.frame_omit`` may name (:data:`OMITTABLE_HINT`)."""
+    return column in ("staged", "test_correct") or (column.startswith("x_") and len(column) > 2)
+
+
 @dataclass(frozen=True)
 class EngineOptions:
     """The engine's own ``experiment.*`` options, typed and defaulted (:data:`randml_core.config.ENGINE_OPTIONS` says what each does),
@@ -36,6 +46,7 @@ class EngineOptions:
     title: str = ""
     max_settings: int = 100_000
     max_cells: int = 10_000_000
+    frame_omit: tuple[str, ...] = ()  # columns the committed frame leaves out (randml_core.frames.export)
 
     @classmethod
     def of(cls, options: dict) -> "EngineOptions":
@@ -48,4 +59,4 @@ class EngineOptions:
                    report=_names(o.get("report")), plugins=_names(o.get("plugins")),
                    search_seed=o.get("search_seed"), search_seed_runs=tuple(o.get("search_seed_runs") or ()),
                    title=str(o.get("title") or ""), max_settings=o.get("max_settings", cls.max_settings),
-                   max_cells=o.get("max_cells", cls.max_cells))
+                   max_cells=o.get("max_cells", cls.max_cells), frame_omit=tuple(o.get("frame_omit") or ()))

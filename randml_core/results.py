@@ -613,6 +613,9 @@ def _staged(frame: pd.DataFrame, id_columns) -> pd.DataFrame:
         raise KeyError("these results have no 'staged' column: their family stores no staged predictions")
     ids = [c for c in id_columns if c in frame.columns]
     parts = []
+    if len(frame) and frame["staged"].isna().all():
+        raise KeyError("no row of these results holds a 'staged' value: their family stores none, or a committed frame "
+                       "left the column out (experiment.frame_omit; `randml run` the experiment to store them)")
     for _, row in frame[frame["staged"].notna()].iterrows():
         part = pd.DataFrame(json.loads(row["staged"]))
         for c in ids:

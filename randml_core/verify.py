@@ -2,7 +2,8 @@
 
 Every cell is recomputed in this process (no store is read for it, none written), through the same task code a
 run uses, and each deterministic column is compared with the stored row (scores exactly; wall and CPU times,
-timestamps and provenance are excluded: :data:`NOT_REPRODUCIBLE`). Works on any store and its frame.
+timestamps and provenance are excluded: :data:`NOT_REPRODUCIBLE`; a column ``experiment.frame_omit`` leaves out
+of a frame is compared only where the stored row holds it). Works on any store and its frame.
 """
 from __future__ import annotations
 
@@ -53,6 +54,7 @@ def verify(spec, store_dir, sample: int, seed: int, stream=sys.stdout) -> tuple[
         groups.setdefault(id(task), (task, []))[1].append(cell)
     plan.draw_splits({task.dataset for task, _ in groups.values()})  # in place: the tasks' splits are drawn now
     reproduced, mismatches = 0, []
+    omitted = set(spec.engine.frame_omit)  # left out of a committed frame: not compared where the row lacks them
     for task, chosen in groups.values():
         split = task.split
         ds = plan.datasets[task.dataset]
@@ -63,7 +65,8 @@ def verify(spec, store_dir, sample: int, seed: int, stream=sys.stdout) -> tuple[
             where = (f"dataset={task.dataset} model={row.get('model')} setting={row.get('params_json')} "
                      f"repeat={split.repeat} fold={split.fold} inner_fold={split.inner}")
             bad = [(col, _plain(old[col]), _plain(v)) for col, v in row.items()
-                   if col in old.index and col not in NOT_REPRODUCIBLE and not _same(_plain(old[col]), _plain(v))]
+                   if col in old.index and col not in NOT_REPRODUCIBLE and not _same(_plain(old[col]), _plain(v))
+                   and not (col in omitted and _missing(old[col]))]
             if bad:
                 mismatches += [(where, *b) for b in bad]
                 for col, a, b in bad:

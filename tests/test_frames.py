@@ -128,6 +128,53 @@ def test_verify_reproduces_drawn_cells_and_names_a_cell_that_differs(smoke_store
     assert "MISMATCH dataset=heart model=" in out and "fold=" in out and "gmean stored" in out
 
 
+def test_frame_omit_leaves_the_named_column_out_and_verify_still_reproduces(smoke_store, tmp_path, capsys):
+    """experiment.frame_omit: the named diagnostics are null in the frame's rows (folded: no column in the file),
+    every other column as stored, the omission in the provenance; verify compares the column only where a row holds
+    it (without the option the same frame mismatches on it: the skip is what lets it pass)."""
+    import dataclasses
+    from randml_core.verify import verify
+    spec, root = smoke_store
+    store = _copy_store(root, tmp_path / "results" / "store")
+    before = Store(store, "smoke").read()
+    assert before["x_n_support"].notna().sum() > 0  # the SVM cells store it
+    lean = dataclasses.replace(spec, options={**spec.options, "frame_omit": ["x_n_support"]})
+    path, stats = frames.export(lean, store)
+    assert "x_n_support" not in pq.read_schema(path).names and stats["rows"] == 72
+    assert frames.provenance(path)["experiments"]["smoke"]["omitted"] == ["x_n_support"]
+    for p in (store / "smoke").glob("part-*.parquet"):
+        p.unlink()
+    after = Store(store, "smoke").read()
+    assert after["x_n_support"].isna().all()
+    pd.testing.assert_frame_equal(before.drop(columns="x_n_support"), after.drop(columns="x_n_support"))
+    assert verify(lean, store, 12, 7) == (12, 12, [])
+    capsys.readouterr()
+    ok, drawn, bad = verify(spec, store, 40, 7)
+    assert ok < drawn and {b[1] for b in bad} == {"x_n_support"}
+
+
+def test_the_experiments_of_one_frame_leave_out_the_same_columns(smoke_store, tmp_path):
+    import dataclasses
+    spec, root = smoke_store
+    store = _copy_store(root, tmp_path / "results" / "store")
+    frames.export(dataclasses.replace(spec, options={**spec.options, "frame_omit": ["x_n_support"]}), store)
+    other = dataclasses.replace(spec, name="smoke_twin", store="smoke")
+    with pytest.raises(StoreError, match=r"smoke_twin: experiment.frame_omit=\[\] but smoke, whose rows the frame "
+                                         r".*smoke.parquet holds, left out \['x_n_support'\]"):
+        frames.export(other, store)
+    path, _ = frames.export(dataclasses.replace(other, options={**spec.options, "frame_omit": ["x_n_support"]}), store)
+    assert sorted(frames.provenance(path)["experiments"]) == ["smoke", "smoke_twin"]
+
+
+@pytest.mark.parametrize("value, fix", [(["gmean"], "'gmean' cannot be left out"), (["key", "x_"], "'key', 'x_'"),
+                                        ("staged", "a list of column names")])
+def test_frame_omit_refuses_keys_ids_settings_and_scores(value, fix):
+    from randml_core.config import ConfigError, _check_options
+    with pytest.raises(ConfigError, match=r"experiment.frame_omit.*" + fix):
+        _check_options({"frame_omit": value})
+    _check_options({"frame_omit": ["staged", "test_correct", "x_n_support"]})
+
+
 def test_verify_cli_exit_codes(smoke_store, tmp_path, randml_cmd, cli_env):
     import subprocess
     spec, root = smoke_store
