@@ -29,10 +29,11 @@ def _plain(v):
     return v.item() if hasattr(v, "item") else v
 
 
-def verify(spec, store_dir, sample: int, seed: int, stream=sys.stdout) -> tuple[int, int, list]:
+def verify(spec, store_dir, sample: int, seed: int, stream=None) -> tuple[int, int, list]:
     """``(reproduced, drawn, mismatches)``: ``sample`` cells drawn with ``seed`` from the stored ``ok`` / ``skipped``
     cells of ``spec``'s plan, recomputed and compared; each mismatch is ``(cell description, column, stored,
-    recomputed)``."""
+    recomputed)``; mismatches are printed to ``stream`` (default: the ``sys.stdout`` of the call)."""
+    stream = sys.stdout if stream is None else stream
     from .data.sources import no_downloads
     from .runner import Task, _run_task_with_meta, _task_options, make_plan
     with no_downloads():
