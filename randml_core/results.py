@@ -161,8 +161,11 @@ PLANNED_COLUMNS = ["key", "dataset", "model", "params_json", "repeat", "fold", "
 
 def planned_cells(plan) -> pd.DataFrame:
     """One row per cell of ``plan`` (its key, dataset, model, params_json, repeat, fold, inner_fold):
-    what a complete store holds for the config."""
+    what a complete store holds for the config (a plan from the memo: its remembered frame, no cell built)."""
     import numpy as np
+    remembered = plan.planned_frame()
+    if remembered is not None:
+        return remembered
     tasks = plan.tasks
     sizes = np.fromiter((len(t.cells) for t in tasks), dtype=np.int64, count=len(tasks))
     per_task = lambda values, dtype: np.repeat(np.fromiter(values, dtype=dtype, count=len(tasks)), sizes)  # noqa: E731
@@ -360,8 +363,8 @@ def load(experiment: str, *, store_dir: str | os.PathLike | None = None, overrid
     if all_configs:
         frame, n_planned = store.read(), None
     else:
-        frame, plan, keys = _once_per_message(lambda: current_rows(spec, root))
-        n_planned = len(keys)
+        frame, plan, keys = _once_per_message(lambda: current_rows(spec, root, key_set=False))
+        n_planned = len(keys) if isinstance(keys, set) else plan.n_keys()
         if frame.empty:
             n_stored = len(store.read(columns=["key"], ordered=False))
             raise ResultsError(
@@ -373,7 +376,7 @@ def load(experiment: str, *, store_dir: str | os.PathLike | None = None, overrid
     stored = frame  # every stored row of the config: what is done, whatever the filters keep
     for col, value in filters.items():
         frame = _filter(frame, col, value, experiment)
-    done = _load_completeness(stored, planned, plan, filters) if planned is not None else None
+    done = _load_completeness(stored, planned, plan, filters, n_planned) if planned is not None else None
     frame = _default_rows(frame, filters, include_inner, include_failed)
     frame.attrs.update(experiment=experiment, store=str(store.dir), overrides=list(overrides),
                        include_inner=include_inner or "inner_fold" in filters,
@@ -403,15 +406,22 @@ def _within(planned: pd.DataFrame, filters: dict) -> pd.DataFrame:
     return planned
 
 
-def _load_completeness(frame: pd.DataFrame, planned: pd.DataFrame, plan, filters: dict) -> Completeness:
+def _load_completeness(frame: pd.DataFrame, planned: pd.DataFrame, plan, filters: dict,
+                       n_planned: int | None = None) -> Completeness:
     """Completeness of the planned cells that ``filters`` select (those on planned columns) given the stored
-    rows ``frame`` (every stored row of the config, any fold and status)."""
+    rows ``frame`` (every stored row of the config, any fold and status: one per key); ``n_planned``: the number of
+    distinct planned keys, when known."""
     from .runner import _lacking_scorers
-    planned = _within(planned, filters)
     wanted = _listed(filters["dataset"]) if "dataset" in filters else None
     unavailable = [d for d in plan.unavailable if wanted is None or d in wanted]
     unscored = _lacking_scorers(frame, plan.spec, plan) if "dataset" in frame.columns else set()
-    return completeness(planned, frame, unavailable, unscored)
+    if n_planned is not None and not any(c in PLANNED_COLUMNS for c in filters):
+        # every planned cell counts and ``frame`` holds one row per stored planned key (Store.read(keys=...)
+        # deduplicates): the counts without a hash join
+        status = frame["status"] if len(frame) else pd.Series([], dtype=object)
+        n_failed = int((~status.isin(["ok", "skipped"])).sum())
+        return Completeness(n_planned, len(frame), n_failed, tuple(unavailable), len(unscored))
+    return completeness(_within(planned, filters), frame, unavailable, unscored)
 
 
 def default_metric(frame: pd.DataFrame) -> str:

@@ -4,32 +4,45 @@ from __future__ import annotations
 
 import os
 
-from .store import key_mask, store_of
+from .store import store_of
 
 __all__ = ["current_rows", "planned_keys", "rows_of"]
 
 
-def current_rows(spec, store_dir: str | os.PathLike):
+def current_rows(spec, store_dir: str | os.PathLike, key_set: bool = True):
     """``(frame, plan, keys)``: the stored rows (every fold and status) whose key belongs to the plan
-    of ``spec``, that plan, and its keys. Plans without downloading (a set that needs one is listed
-    in ``plan.unavailable``). ``randml report`` and :func:`load` both select rows this way."""
-    plan, keys = planned_keys(spec, store_dir)
-    return rows_of(spec, store_dir, keys), plan, keys
+    of ``spec``, that plan, and its keys (a set; ``key_set=False``: a plan from the memo gives them as an Arrow
+    string array, possibly with repeats, for callers that only count them). Plans without downloading (a set
+    that needs one is listed in ``plan.unavailable``). ``randml report`` and :func:`load` both select rows
+    this way."""
+    plan = _plan(spec, store_dir)
+    fast = plan.key_array()  # a memo plan's keys as Arrow: the store's filter takes them as they are
+    keys = fast if fast is not None and not key_set else _key_set(plan)
+    return rows_of(spec, store_dir, keys if fast is None else fast), plan, keys
 
 
 def planned_keys(spec, store_dir: str | os.PathLike):
     """``(plan, keys)`` of :func:`current_rows` without reading the rows."""
+    plan = _plan(spec, store_dir)
+    return plan, _key_set(plan)
+
+
+def _plan(spec, store_dir):
     from .data.sources import no_downloads
     from .runner import make_plan  # plan = which keys belong to this config; no model is called
     with no_downloads():
-        plan = make_plan(spec, splits=False, store_root=store_dir, memo=True)  # keys need the seeds (searches: the store)
-    return plan, {c.key for _, c in plan.cells()}
+        return make_plan(spec, splits=False, store_root=store_dir, memo=True)  # keys need the seeds (searches: the store)
 
 
-def rows_of(spec, store_dir: str | os.PathLike, keys: set):
-    """The stored rows (every fold and status) of ``spec``'s store whose key is in ``keys``."""
-    frame = store_of(spec, store_dir).read()
-    return frame[key_mask(frame["key"], keys)].reset_index(drop=True) if len(frame) else frame
+def _key_set(plan) -> set:
+    fast = plan.key_array()  # from the memo: no cell object built
+    return set(fast.to_pylist()) if fast is not None else {c.key for _, c in plan.cells()}
+
+
+def rows_of(spec, store_dir: str | os.PathLike, keys):
+    """The stored rows (every fold and status) of ``spec``'s store whose key is in ``keys`` (a set, or an Arrow
+    string array)."""
+    return store_of(spec, store_dir).read(keys=keys)
 
 
 def search_trace(spec, store_root):

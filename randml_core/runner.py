@@ -90,13 +90,61 @@ class Task:
     cells: list[Cell] = field(default_factory=list)
 
 
-@dataclass
 class Plan:
-    spec: ExperimentSpec
-    datasets: dict            # name -> Dataset
-    tasks: list[Task]         # every split with all its cells
-    unavailable: dict         # dataset name -> reason it could not be loaded
-    search_trace: list = field(default_factory=list)  # rows of the searches' trace (randml_core.search)
+    """What ``make_plan`` expands a spec into: ``spec``, ``datasets`` (name -> Dataset), ``tasks`` (every split with
+    all its cells), ``unavailable`` (dataset name -> why it could not be loaded) and ``search_trace`` (rows of the
+    searches' trace, :mod:`randml_core.search`). A plan from the memo (``make_plan(memo=True)``) also has
+    ``memo_parts`` (per dataset: its keys and planned cells, :data:`_PLAN_MEMO`) and builds its tasks on first use:
+    a reader that needs only the keys and the planned cells never builds a cell object."""
+
+    def __init__(self, spec: ExperimentSpec, datasets: dict, tasks: list, unavailable: dict,
+                 search_trace: list | None = None, memo_parts: list | None = None):
+        self.spec, self.datasets, self.unavailable = spec, datasets, unavailable
+        self.search_trace = [] if search_trace is None else search_trace
+        self.memo_parts = memo_parts
+        self._tasks = tasks  # Task objects, and (from the memo) callables that build a dataset's Task list
+
+    @property
+    def tasks(self) -> list:
+        if any(callable(t) for t in self._tasks):
+            self._tasks = [x for t in self._tasks for x in (t() if callable(t) else [t])]
+        return self._tasks
+
+    @tasks.setter
+    def tasks(self, value: list) -> None:
+        self._tasks = value
+
+    def __repr__(self) -> str:
+        return f"Plan({self.spec.name!r}, datasets={sorted(self.datasets)}, unavailable={sorted(self.unavailable)})"
+
+    def key_array(self):
+        """Every planned key as one Arrow string array, without building a cell (a memo plan), else None."""
+        if self.memo_parts is None:
+            return None
+        import pyarrow as pa
+        parts = tuple(self.memo_parts)
+        if parts not in _KEY_ARRAYS:  # the same array for the same parts: the store's mask memo knows it again
+            while len(_KEY_ARRAYS) >= 8:
+                del _KEY_ARRAYS[next(iter(_KEY_ARRAYS))]
+            _KEY_ARRAYS[parts] = pa.concat_arrays([p.keys for p in parts]) if parts else pa.array([], pa.string())
+        return _KEY_ARRAYS[parts]
+
+    def n_keys(self) -> int:
+        """The number of distinct planned keys (a key holds the data's hash, not the dataset's name: two names of
+        the same data share their keys)."""
+        hashes = [getattr(d, "data_hash", None) for d in self.datasets.values()]
+        if self.memo_parts is not None and len(set(hashes)) == len(hashes):
+            return sum(part.n_distinct for part in self.memo_parts)
+        fast = self.key_array()
+        return len(set(fast.to_pylist()) if fast is not None else {c.key for _, c in self.cells()})
+
+    def planned_frame(self):
+        """The planned cells (``randml_core.results.PLANNED_COLUMNS``) from the memo, without building a cell;
+        None for a plan that did not come from it."""
+        if self.memo_parts is None:
+            return None
+        import pandas as pd
+        return pd.concat([part.frame for part in self.memo_parts], ignore_index=True) if self.memo_parts else None
 
     def cells(self):
         for t in self.tasks:
@@ -149,7 +197,7 @@ def make_plan(spec: ExperimentSpec, splits: bool = True, store_root=None, scores
     ``memo=True`` (the readers: :func:`randml_core.rows.planned_keys`) remembers each dataset's layout and keys
     (:data:`_PLAN_MEMO`) and takes them from there when the same config plans the same data again."""
     from . import search
-    datasets, tasks, unavailable, trace = {}, [], {}, []
+    datasets, tasks, unavailable, trace, parts = {}, [], {}, [], []
     def cells_of(v, dataset=None):  # every (params, canonical json, key bytes of that) of v on dataset
         out = []
         for params in v.settings(dataset):
@@ -190,7 +238,8 @@ def make_plan(spec: ExperimentSpec, splits: bool = True, store_root=None, scores
                 mkey = (*memo_base, name, ds.data_hash, ds.task, _index_digest(ds.test_index), tuple(preps))
                 hit = _PLAN_MEMO.get(mkey)
                 if hit is not None:
-                    tasks += _tasks_from_memo(name, hit, grids, own)
+                    tasks.append(lambda name=name, hit=hit: _tasks_from_memo(name, hit, grids, own))
+                    parts.append(hit)
                     continue
         layout = None
         if not splits:
@@ -231,8 +280,9 @@ def make_plan(spec: ExperimentSpec, splits: bool = True, store_root=None, scores
             tasks.append(task)
         _plan_searches(spec, grids, name, ds.task, tasks[first:], heads, scores, trace)
         if memo_base is not None:
-            _remember(mkey, tasks[first:])
-    return Plan(spec, datasets, tasks, unavailable, trace)
+            parts.append(_remember(mkey, tasks[first:]))
+    return Plan(spec, datasets, tasks, unavailable, trace,
+                memo_parts=parts if memo_base is not None and all(p is not None for p in parts) else None)
 
 
 #: make_plan(memo=True)'s memo, per process: (config hash, the families' key parts, dataset, its data hash, task,
@@ -242,6 +292,7 @@ def make_plan(spec: ExperimentSpec, splits: bool = True, store_root=None, scores
 #: load() (issue 44: load() at parquet speed); the memo keeps at most _PLAN_MEMO_KEYS keys, oldest dropped first.
 _PLAN_MEMO: dict = {}
 _PLAN_MEMO_KEYS = 2_000_000
+_KEY_ARRAYS: dict = {}  # Plan.key_array's concatenations, by the memo entries they join (the last 8)
 
 
 def _memo_base(spec: ExperimentSpec, grids) -> tuple | None:
@@ -258,18 +309,39 @@ def _index_digest(index) -> str | None:
     return hashlib.sha256(str(a.dtype).encode() + a.tobytes()).hexdigest()
 
 
-def _remember(mkey: tuple, ds_tasks: list) -> None:
-    entry = ([t.split for t in ds_tasks], [c.key for t in ds_tasks for c in t.cells])
-    while _PLAN_MEMO and sum(len(k) for _, k in _PLAN_MEMO.values()) + len(entry[1]) > _PLAN_MEMO_KEYS:
+@dataclass(frozen=True, eq=False)  # eq=False: hashed by identity (a plan's parts key the memo of their keys)
+class _MemoEntry:
+    """A dataset's plan in :data:`_PLAN_MEMO`: its splits, its keys in plan order (an Arrow string array) and its
+    planned cells as a frame (:func:`randml_core.results.planned_cells`)."""
+    layout: list
+    keys: object    # pyarrow string array
+    frame: object   # pandas DataFrame
+    n_distinct: int  # distinct keys (two variants of one family and setting plan one cell)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+
+def _remember(mkey: tuple, ds_tasks: list) -> _MemoEntry | None:
+    """Remember a dataset's planned tasks; the entry (None when it alone is larger than the memo's bound)."""
+    import pyarrow as pa
+    from .results import planned_cells
+    n = sum(len(t.cells) for t in ds_tasks)
+    if n > _PLAN_MEMO_KEYS:
+        return None
+    frame = planned_cells(Plan(None, {}, ds_tasks, {}))
+    key_list = frame["key"].tolist()
+    entry = _MemoEntry([t.split for t in ds_tasks], pa.array(key_list, pa.string()), frame, len(set(key_list)))
+    while _PLAN_MEMO and sum(len(e) for e in _PLAN_MEMO.values()) + len(entry) > _PLAN_MEMO_KEYS:
         del _PLAN_MEMO[next(iter(_PLAN_MEMO))]
-    if len(entry[1]) <= _PLAN_MEMO_KEYS:
-        _PLAN_MEMO[mkey] = entry
+    _PLAN_MEMO[mkey] = entry
+    return entry
 
 
 def _tasks_from_memo(name: str, entry, grids, own) -> list:
     """The dataset's tasks from a memo entry: its splits and keys with this spec's variants and settings, in the
     order make_plan appends them."""
-    layout, keys = entry
+    layout, keys = entry.layout, entry.keys.to_pylist()
     per_split = [(vi, v, own.get((vi, name), cells)) for vi, (v, _, cells) in enumerate(grids)]
     out, k = [], 0
     for split in layout:

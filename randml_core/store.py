@@ -128,14 +128,18 @@ def uniform_params(frame: "pd.DataFrame") -> "pd.DataFrame":
                       else json.dumps(v.item() if hasattr(v, "item") else v) for v in frame[col]]
     return frame
 
+def _value_set(wanted) -> pa.Array:
+    """``wanted`` keys (a set, list or Arrow string array) as one Arrow string array (a hash set's values)."""
+    if isinstance(wanted, pa.ChunkedArray):
+        return wanted.combine_chunks()
+    return wanted if isinstance(wanted, pa.Array) else pa.array(list(wanted), pa.string())
+
+
 def key_mask(keys: "pd.Series", wanted) -> np.ndarray:
     """``keys.isin(wanted)`` as a boolean array, by Arrow's hash set: pandas' ``isin`` on Arrow-backed strings (its
     default ``str`` dtype) boxed every wanted key into a scalar first, about 1 s for 100,000 keys."""
     import pyarrow.compute as pc
-    value_set = wanted if isinstance(wanted, (pa.Array, pa.ChunkedArray)) else pa.array(list(wanted), pa.string())
-    if isinstance(value_set, pa.ChunkedArray):
-        value_set = value_set.combine_chunks()
-    mask = pc.is_in(pa.array(keys, type=pa.string(), from_pandas=True), value_set=value_set)
+    mask = pc.is_in(pa.array(keys, type=pa.string(), from_pandas=True), value_set=_value_set(wanted))
     return mask.to_numpy(zero_copy_only=False).astype(bool, copy=False)
 
 
@@ -499,12 +503,17 @@ class Store:
             return
         log.warning("store: %s is unreadable (%s); moved to %s, its cells will be recomputed", path, why, qdir)
 
-    def _load_all(self, columns: list[str] | None, with_frame: bool = True) -> list[_Loaded]:
+    def _load_all(self, columns: list[str] | None, with_frame: bool = True, keys=None) -> list[_Loaded]:
         loaded = self._load_parts(columns)
+        wanted = None if keys is None else _value_set(keys)
+        if wanted is not None:  # every part is verified whole (above); only its rows of the wanted keys are kept
+            for got in loaded:
+                got.frame = got.frame[key_mask(got.frame["key"], wanted)].reset_index(drop=True)
         frame_file = self.frame_file() if with_frame else None
         if frame_file is not None:  # the read-only layer: its rows of keys no part holds
+            # the wanted rows selected in Arrow, before pandas (its take on Arrow-backed strings cost more than the read)
             table, digest = read_table(frame_file, columns if columns is None else
-                                       sorted({*columns, "key", "status", "timestamp"}))
+                                       sorted({*columns, "key", "status", "timestamp"}), wanted)
             frame = table.to_pandas()
             if loaded:
                 held = set().union(*(set(got.frame["key"]) for got in loaded))
@@ -539,14 +548,17 @@ class Store:
                 return loaded
         raise StoreError(f"parts of '{self.dir}' kept vanishing while reading; try again")  # pragma: no cover
 
-    def read(self, columns: list[str] | None = None, ordered: bool = True, with_frame: bool = True) -> pd.DataFrame:
+    def read(self, columns: list[str] | None = None, ordered: bool = True, with_frame: bool = True,
+             keys=None) -> pd.DataFrame:
         """The union of the valid parts, one row per key (:func:`dedupe`: ``ok`` first, then the latest
         UTC timestamp), in :data:`ROW_ORDER`: the same frame whatever order the parts were written in and
         whatever columns are asked. ``ordered=False`` skips that sort, for callers that only look rows up
         by key (the run's "what is stored" check, status counts). The committed frame's rows of keys that no
-        part holds are included unless ``with_frame=False`` (:mod:`randml_core.frames`)."""
+        part holds are included unless ``with_frame=False`` (:mod:`randml_core.frames`). ``keys`` (a set or an Arrow
+        string array): only the rows of those keys, as ``read()`` filtered on them would give (each part still
+        verified whole; the frame's rows selected before they become pandas)."""
         import pandas as pd
-        loaded = self._load_all(columns, with_frame)
+        loaded = self._load_all(columns, with_frame, keys)
         if not loaded:
             return pd.DataFrame(columns=columns or ["key"])
         loaded.sort(key=lambda got: got.digest)  # ties of the dedupe rule: by content, never by name
@@ -802,9 +814,29 @@ def _in_row_order(frame: pd.DataFrame) -> bool:
         return frame.sort_values(list(ROW_ORDER), kind="stable").index.equals(frame.index)
 
 
-def read_table(path: Path, columns: list[str] | None = None) -> tuple[pa.Table, str]:
-    """``(table, sha256 of the file)``: the frame's rows (``columns`` only, plus ``key``), its checksum
-    verified once per process and file content (pandas is imported for that check only)."""
+_MASKS: dict = {}  # (frame digest, id(keys)) -> (keys, mask): the rows of one key set in one frame (the last 8)
+
+
+def _key_rows(table: pa.Table, digest: str, keys: pa.Array):
+    """The boolean mask of ``table``'s rows (a frame of content ``digest``) whose key is in ``keys``; remembered
+    per frame content and key array object (the plan memo hands the same array to every reader of one config),
+    the array held with it so that its id is not reused."""
+    import pyarrow.compute as pc
+    hit = _MASKS.get((digest, id(keys)))
+    if hit is not None and hit[0] is keys and len(hit[1]) == table.num_rows:
+        return hit[1]
+    mask = pc.is_in(table.column("key"), value_set=keys)
+    while len(_MASKS) >= 8:
+        del _MASKS[next(iter(_MASKS))]
+    _MASKS[(digest, id(keys))] = (keys, mask)
+    return mask
+
+
+def read_table(path: Path, columns: list[str] | None = None, keys: pa.Array | None = None) -> tuple[pa.Table, str]:
+    """``(table, sha256 of the file)``: the frame's rows (``columns`` only, plus ``key``; ``keys``: only the rows of
+    those keys, selected before the folded constant columns are put back), its checksum verified once per process
+    and file content (pandas is imported for that check only)."""
+    pick = (lambda t: t) if keys is None else (lambda t: t.filter(_key_rows(t, digest, keys)))
     where = str(path)
     data = _read_bytes(Path(path))
     digest = hashlib.sha256(data).hexdigest()
@@ -823,9 +855,9 @@ def read_table(path: Path, columns: list[str] | None = None) -> tuple[pa.Table, 
             _ORDERED.pop(str(path), None)
     want = schema.names if columns is None else [c for c in dict.fromkeys(["key", *columns]) if c in schema.names]
     if whole is not None:
-        return whole.select(want), digest
+        return pick(whole.select(want)), digest
     stored = [c for c in want if c not in constants]
-    slim = pf.read(columns=stored)
+    slim = pick(pf.read(columns=stored))
     fields = [schema.field(c) for c in want]
     table = _restore(slim, pa.schema(fields), {c: v for c, v in constants.items() if c in want})
     return table, digest

@@ -87,6 +87,30 @@ def test_the_stores_rows_win_and_compaction_never_copies_the_frame(smoke_store, 
     assert len(s.read()) == 72
 
 
+def test_a_read_of_some_keys_is_the_whole_read_filtered(smoke_store, tmp_path):
+    """Store.read(keys=...) (load()'s path: the frame's rows picked in Arrow, a mask remembered per frame content and
+    key array) equals read() filtered on the keys, with parts that win over the frame, for two key sets in turn."""
+    import pyarrow as pa
+    from randml_core.store import key_mask
+    spec, root = smoke_store
+    store = _copy_store(root, tmp_path / "results" / "store")
+    frames.export(spec, store)
+    original = Store(store, "smoke").read(with_frame=False)
+    for p in (store / "smoke").glob("part-*.parquet"):
+        p.unlink()
+    mine = original.iloc[:5].copy()
+    mine["gmean"] = 0.123  # the store's rows of 5 keys win over the frame's
+    Store(store, "smoke").write(mine)
+    whole = Store(store, "smoke").read()
+    keys = sorted(whole["key"])
+    for wanted in (keys[::2], keys[1::3], keys[::2]):
+        for given in (set(wanted), pa.array(wanted, pa.string())):
+            got = Store(store, "smoke").read(keys=given)
+            expected = whole[key_mask(whole["key"], set(wanted))].reset_index(drop=True)
+            pd.testing.assert_frame_equal(got, expected)
+    assert (Store(store, "smoke").read(keys=set(mine["key"]))["gmean"] == 0.123).all()
+
+
 def test_a_tampered_frame_is_refused_naming_the_file(smoke_store, tmp_path):
 
     spec, root = smoke_store

@@ -235,10 +235,10 @@ def test_load_shows_each_warning_once_per_process(small_store, monkeypatch):
     original = results.current_rows
     said = {"msg": "dataset 'heart': a test warning"}
 
-    def noisy(spec, root):
+    def noisy(spec, root, **kw):
         warnings.warn(said["msg"], DataQualityWarning)
         warnings.warn("something else", UserWarning)
-        return original(spec, root)
+        return original(spec, root, **kw)
     monkeypatch.setattr(results, "current_rows", noisy)
     monkeypatch.setattr(results, "_SHOWN_WARNINGS", set())
 
