@@ -211,7 +211,6 @@ def make_plan(spec: ExperimentSpec, splits: bool = True, store_root=None, scores
     if scores is None and any(cells is None for _, _, cells in grids):
         scores = search.stored_scores(spec, store_root)
     p = spec.protocol
-    sha256 = hashlib.sha256
     memo_base = _memo_base(spec, grids) if memo and not splits else None
     for name in spec.datasets:
         try:
@@ -222,12 +221,7 @@ def make_plan(spec: ExperimentSpec, splits: bool = True, store_root=None, scores
                 continue
             raise PlanError(data_error(name, exc)) from exc  # malformed, corrupt, invalid, too large: exit 2
         datasets[name] = ds
-        refusal = onehot_refusal(spec.options, ds, spec.variants) if getattr(ds, "categorical", ()) else None
-        if refusal:
-            raise PlanError(f"dataset {name!r}: {refusal}")
-        if ds.is_sparse and spec.engine.preprocessing != "none":
-            raise PlanError(f"dataset {name!r} has sparse features; preprocessing={spec.engine.preprocessing!r} "
-                            "would densify them: set experiment.preprocessing=none for sparse datasets")
+        _check_features(spec, name, ds)
         preps = prep_error = None
         if memo_base is not None:
             try:
@@ -249,40 +243,57 @@ def make_plan(spec: ExperimentSpec, splits: bool = True, store_root=None, scores
             except ValueError as exc:
                 raise PlanError(str(exc)) from exc
         splits_of_ds = layout if layout is not None else _draw_splits(spec, name, ds)
-        data = '{"data": ' + json.dumps(ds.data_hash) + ', "family": '
         if prep_error is not None:
             raise prep_error
         if preps is None:
             preps = [json.dumps(p) for p in _dataset_prep(spec, ds)]  # per variant; after the splits' PlanError
-        heads = {}  # (task index, variant index) -> the key's hash head and tail, for the searches
-        first = len(tasks)
-        for split in splits_of_ds:
-            task = Task(name, split)
-            split_def = [p.kind, p.n_splits, p.test_size, p.seed, p.inner_splits if split.inner >= 0 else 0,
-                         split.repeat, split.fold, split.inner]
-            seed = json.dumps(split.model_seed)
-            tails = {p: ', "prep": ' + p + ', "split": ' + json.dumps(split_def) + ', "version": ' for p in set(preps)}
-            append = task.cells.append
-            for vi, (v, (family, options, version), cells) in enumerate(grids):
-                # cell_key's JSON in sort_keys order: the fields before "params" are the same for every cell
-                # of this (split, variant), so their hash state is computed once and copied
-                head = sha256((data + family + ', "model_seed": ' + seed + ', "options": ' + options
-                               + ', "params": ').encode())
-                end = (tails[preps[vi]] + version + "}").encode()
-                if cells is None:
-                    heads[(len(tasks) - first, vi)] = (head, end)
-                    continue
-                for params, pj, pj_bytes in own.get((vi, name), cells):
-                    h = head.copy()
-                    h.update(pj_bytes)
-                    h.update(end)
-                    append(Cell(h.hexdigest()[:24], v, params, pj))
-            tasks.append(task)
-        _plan_searches(spec, grids, name, ds.task, tasks[first:], heads, scores, trace)
+        ds_tasks, heads = _keyed_tasks(p, name, ds.data_hash, splits_of_ds, preps, grids, own)
+        _plan_searches(spec, grids, name, ds.task, ds_tasks, heads, scores, trace)
+        tasks += ds_tasks
         if memo_base is not None:
-            parts.append(_remember(mkey, tasks[first:]))
+            parts.append(_remember(mkey, ds_tasks))
     return Plan(spec, datasets, tasks, unavailable, trace,
                 memo_parts=parts if memo_base is not None and all(p is not None for p in parts) else None)
+
+
+def _check_features(spec: ExperimentSpec, name: str, ds) -> None:
+    """PlanError for features the experiment's preprocessing cannot take (one-hot refused, sparse densified)."""
+    refusal = onehot_refusal(spec.options, ds, spec.variants) if getattr(ds, "categorical", ()) else None
+    if refusal:
+        raise PlanError(f"dataset {name!r}: {refusal}")
+    if ds.is_sparse and spec.engine.preprocessing != "none":
+        raise PlanError(f"dataset {name!r} has sparse features; preprocessing={spec.engine.preprocessing!r} "
+                        "would densify them: set experiment.preprocessing=none for sparse datasets")
+
+
+def _keyed_tasks(p, name: str, data_hash: str, splits_of_ds, preps: list, grids: list, own: dict):
+    """``(tasks, heads)``: a dataset's tasks with every grid cell keyed (:func:`cell_key`'s recipe), and per (task
+    index, variant index) of a searched variant the key's hash head and tail, for :func:`_plan_searches`."""
+    data = '{"data": ' + json.dumps(data_hash) + ', "family": '
+    heads, tasks = {}, []
+    for split in splits_of_ds:
+        task = Task(name, split)
+        split_def = [p.kind, p.n_splits, p.test_size, p.seed, p.inner_splits if split.inner >= 0 else 0,
+                     split.repeat, split.fold, split.inner]
+        seed = json.dumps(split.model_seed)
+        tails = {pr: ', "prep": ' + pr + ', "split": ' + json.dumps(split_def) + ', "version": ' for pr in set(preps)}
+        append = task.cells.append
+        for vi, (v, (family, options, version), cells) in enumerate(grids):
+            # cell_key's JSON in sort_keys order: the fields before "params" are the same for every cell
+            # of this (split, variant), so their hash state is computed once and copied
+            head = hashlib.sha256((data + family + ', "model_seed": ' + seed + ', "options": ' + options
+                                   + ', "params": ').encode())
+            end = (tails[preps[vi]] + version + "}").encode()
+            if cells is None:
+                heads[(len(tasks), vi)] = (head, end)
+                continue
+            for params, pj, pj_bytes in own.get((vi, name), cells):
+                h = head.copy()
+                h.update(pj_bytes)
+                h.update(end)
+                append(Cell(h.hexdigest()[:24], v, params, pj))
+        tasks.append(task)
+    return tasks, heads
 
 
 #: make_plan(memo=True)'s memo, per process: (config hash, the families' key parts, dataset, its data hash, task,
@@ -325,7 +336,7 @@ class _MemoEntry:
 def _remember(mkey: tuple, ds_tasks: list) -> _MemoEntry | None:
     """Remember a dataset's planned tasks; the entry (None when it alone is larger than the memo's bound)."""
     import pyarrow as pa
-    from .results import planned_cells
+    from .planned import planned_cells
     n = sum(len(t.cells) for t in ds_tasks)
     if n > _PLAN_MEMO_KEYS:
         return None

@@ -83,3 +83,13 @@ def test_the_wheel_lists_every_package_and_no_generic_top_level_name():
                 found.add(".".join((top, *group.relative_to(REPO / folder).parts)))
     assert found == listed
     assert {p.split(".")[0] for p in listed} == {"randml_core", "randml_papers"}
+
+
+def test_no_engine_function_is_over_80_lines():
+    """Issue "one concern per module": no function of the engine outside its estimator library (models/) is longer
+    than 80 lines (decorators and docstring included)."""
+    long = [f"{p.relative_to(REPO)}:{n.lineno} {n.name} ({n.end_lineno - n.lineno + 1} lines)"
+            for p in _engine_files() for n in ast.walk(ast.parse(p.read_text()))
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.end_lineno - n.lineno + 1 > 80]
+    assert long == []
+    assert len(_engine_files()) > 50  # the walk saw the engine
