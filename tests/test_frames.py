@@ -68,17 +68,24 @@ def test_a_frame_reads_as_the_store_it_was_exported_from(smoke_store, tmp_path, 
     assert prov["experiments"]["smoke"]["cells"] == 72 and "heart" in prov["experiments"]["smoke"]["data"]
 
 
-def test_the_stores_rows_win_and_compaction_never_copies_the_frame(smoke_store, tmp_path):
+def _framed_with_own_rows(smoke_store, tmp_path, n: int):
+    """``(store root, every row, the n rows the store holds)``: a copy of the smoke store exported to its frame, its
+    parts removed, then ``n`` of its rows written back with gmean 0.123 (the store's rows over the frame's)."""
     spec, root = smoke_store
     store = _copy_store(root, tmp_path / "results" / "store")
     frames.export(spec, store)
     original = Store(store, "smoke").read(with_frame=False)
     for p in (store / "smoke").glob("part-*.parquet"):
         p.unlink()
-    mine = original.iloc[:3].copy()
+    mine = original.iloc[:n].copy()
     mine["gmean"] = 0.123
+    Store(store, "smoke").write(mine)
+    return store, original, mine
+
+
+def test_the_stores_rows_win_and_compaction_never_copies_the_frame(smoke_store, tmp_path):
+    store, original, mine = _framed_with_own_rows(smoke_store, tmp_path, 3)
     s = Store(store, "smoke")
-    s.write(mine)
     s.write(original.iloc[3:4])
     got = s.read().set_index("key")
     assert (got.loc[mine["key"], "gmean"] == 0.123).all() and len(got) == 72  # the store's rows win
@@ -92,15 +99,7 @@ def test_a_read_of_some_keys_is_the_whole_read_filtered(smoke_store, tmp_path):
     key array) equals read() filtered on the keys, with parts that win over the frame, for two key sets in turn."""
     import pyarrow as pa
     from randml_core.store import key_mask
-    spec, root = smoke_store
-    store = _copy_store(root, tmp_path / "results" / "store")
-    frames.export(spec, store)
-    original = Store(store, "smoke").read(with_frame=False)
-    for p in (store / "smoke").glob("part-*.parquet"):
-        p.unlink()
-    mine = original.iloc[:5].copy()
-    mine["gmean"] = 0.123  # the store's rows of 5 keys win over the frame's
-    Store(store, "smoke").write(mine)
+    store, _, mine = _framed_with_own_rows(smoke_store, tmp_path, 5)
     whole = Store(store, "smoke").read()
     keys = sorted(whole["key"])
     for wanted in (keys[::2], keys[1::3], keys[::2]):
