@@ -102,17 +102,17 @@ class Plan:
         self.spec, self.datasets, self.unavailable = spec, datasets, unavailable
         self.search_trace = [] if search_trace is None else search_trace
         self.memo_parts = memo_parts
-        self._tasks = tasks  # Task objects, and (from the memo) callables that build a dataset's Task list
+        self.tasks = tasks  # Task objects, and (from the memo) callables that build a dataset's Task list
 
     @property
     def tasks(self) -> list:
-        if any(callable(t) for t in self._tasks):
-            self._tasks = [x for t in self._tasks for x in (t() if callable(t) else [t])]
+        if self._lazy:  # built once, on first use
+            self._tasks, self._lazy = [x for t in self._tasks for x in (t() if callable(t) else [t])], False
         return self._tasks
 
     @tasks.setter
     def tasks(self, value: list) -> None:
-        self._tasks = value
+        self._tasks, self._lazy = value, any(callable(t) for t in value)
 
     def __repr__(self) -> str:
         return f"Plan({self.spec.name!r}, datasets={sorted(self.datasets)}, unavailable={sorted(self.unavailable)})"
