@@ -513,7 +513,8 @@ class Store:
         if frame_file is not None:  # the read-only layer: its rows of keys no part holds
             # the wanted rows selected in Arrow, before pandas (its take on Arrow-backed strings cost more than the read)
             table, digest = read_table(frame_file, columns if columns is None else
-                                       sorted({*columns, "key", "status", "timestamp"}), wanted)
+                                       sorted({*columns, "key", "status", "timestamp"}), wanted,
+                                       remember=isinstance(keys, pa.Array))  # the caller's own array: kept
             frame = table.to_pandas()
             if loaded:
                 held = set().union(*(set(got.frame["key"]) for got in loaded))
@@ -817,26 +818,30 @@ def _in_row_order(frame: pd.DataFrame) -> bool:
 _MASKS: dict = {}  # (frame digest, id(keys)) -> (keys, mask): the rows of one key set in one frame (the last 8)
 
 
-def _key_rows(table: pa.Table, digest: str, keys: pa.Array):
-    """The boolean mask of ``table``'s rows (a frame of content ``digest``) whose key is in ``keys``; remembered
-    per frame content and key array object (the plan memo hands the same array to every reader of one config),
-    the array held with it so that its id is not reused."""
+def _key_rows(table: pa.Table, digest: str, keys: pa.Array, remember: bool):
+    """The boolean mask of ``table``'s rows (a frame of content ``digest``) whose key is in ``keys``; with
+    ``remember`` (an array the caller keeps: the plan memo hands the same one to every reader of one config)
+    remembered per frame content and array object, the array held with it so that its id is not reused."""
     import pyarrow.compute as pc
     hit = _MASKS.get((digest, id(keys)))
     if hit is not None and hit[0] is keys and len(hit[1]) == table.num_rows:
         return hit[1]
     mask = pc.is_in(table.column("key"), value_set=keys)
+    if not remember:
+        return mask
     while len(_MASKS) >= 8:
         del _MASKS[next(iter(_MASKS))]
     _MASKS[(digest, id(keys))] = (keys, mask)
     return mask
 
 
-def read_table(path: Path, columns: list[str] | None = None, keys: pa.Array | None = None) -> tuple[pa.Table, str]:
+def read_table(path: Path, columns: list[str] | None = None, keys: pa.Array | None = None,
+               remember: bool = False) -> tuple[pa.Table, str]:
     """``(table, sha256 of the file)``: the frame's rows (``columns`` only, plus ``key``; ``keys``: only the rows of
-    those keys, selected before the folded constant columns are put back), its checksum verified once per process
-    and file content (pandas is imported for that check only)."""
-    pick = (lambda t: t) if keys is None else (lambda t: t.filter(_key_rows(t, digest, keys)))
+    those keys, selected before the folded constant columns are put back; ``remember``: the selection is remembered
+    for this array object, :func:`_key_rows`), its checksum verified once per process and file content (pandas is
+    imported for that check only)."""
+    pick = (lambda t: t) if keys is None else (lambda t: t.filter(_key_rows(t, digest, keys, remember)))
     where = str(path)
     data = _read_bytes(Path(path))
     digest = hashlib.sha256(data).hexdigest()
