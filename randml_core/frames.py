@@ -154,7 +154,10 @@ def export(spec, store_dir, out_dir=None) -> tuple[Path, dict]:
     frame = pd.concat([rows, earlier], ignore_index=True) if earlier is not None and len(earlier) else rows
     frame = frame.sort_values([c for c in ROW_ORDER if c in frame.columns], kind="stable").reset_index(drop=True)
     sha, dirty = code_version()
+    from .planned import planned_cells
+    per_dataset = planned_cells(plan).drop_duplicates("key").groupby("dataset").size()
     info[spec.name] = {"config_hash": spec.config_hash(), "profile": spec.profile, "cells": len(keys),
+                       "cells_by_dataset": {str(d): int(n) for d, n in sorted(per_dataset.items())},
                        "unavailable": sorted(plan.unavailable),
                        "data": {n: d.data_hash for n, d in sorted(plan.datasets.items())},
                        "exported_by": sha + ("+dirty" if dirty else ""), "omitted": omit,

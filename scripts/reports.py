@@ -5,8 +5,9 @@
     .venv/bin/python scripts/reports.py [--out DIR] [--list]
 
 ``--out DIR`` rebuilds into DIR (a copy of ``results/``: ``tests/test_reports.py`` compares it byte for byte with
-the committed files); ``--list`` prints what is rebuilt, what is not (an experiment without a frame) and the
-machine-dependent files, and runs nothing. The steps, in order: each experiment a frame holds, reported from the
+the committed files); ``--list`` prints what is rebuilt, what is not (an experiment without a frame, or whose frame
+holds rows of a dataset this machine cannot load offline: :func:`unavailable_here`) and the machine-dependent
+files, and runs nothing. The steps, in order: each experiment a frame holds, reported from the
 frame alone (an empty store above it); the tables rendered without a frame (EEM Table 3 from the dataset registry,
 the PRI sensitivity from its committed csv); the claims reports of the papers whose experiments all have frames or
 that read committed csv files only; the statistics over datasets; the site.
@@ -76,6 +77,37 @@ def framed_experiments(frames: Path = FRAMES) -> dict[str, str]:
     return out
 
 
+@functools.lru_cache(maxsize=None)
+def unavailable_here(frames: Path = FRAMES) -> dict[str, tuple[str, ...]]:
+    """``{experiment: datasets}``: the datasets an experiment's frame holds rows of (its provenance) that this machine
+    cannot load without a download (an optional system package such as Debian's Fashion-MNIST, an empty OpenML
+    cache). Its report is not rebuilt here: rebuilt without them it would drop their rows; its committed files are
+    kept, and a machine that has the data rebuilds them."""
+    sys.path.insert(0, str(ROOT))
+    from randml_core.data import get_spec
+    from randml_core.frames import provenance
+    before = os.environ.get("RANDML_OFFLINE")
+    os.environ["RANDML_OFFLINE"] = "1"  # available = loadable offline (a download source: its cache)
+    try:
+        def here(name: str) -> bool:
+            try:
+                return any(src.available() for src in get_spec(name).sources)
+            except LookupError:
+                return False
+        out = {}
+        for path in sorted(frames.glob("*.parquet")):
+            for name, info in sorted(provenance(path).get("experiments", {}).items()):
+                lacking = tuple(d for d in sorted(info.get("data", {})) if not here(d))
+                if lacking:
+                    out[name] = lacking
+        return out
+    finally:
+        if before is None:
+            os.environ.pop("RANDML_OFFLINE", None)
+        else:
+            os.environ["RANDML_OFFLINE"] = before
+
+
 def machine_dependent(rel: str) -> bool:
     return any(fnmatch.fnmatch(rel, pat) for pat in MACHINE_DEPENDENT)
 
@@ -105,6 +137,8 @@ def kept(rel: str, frames: Path = FRAMES, names=None) -> str | None:
     name = owner(rel, experiment_names() if names is None else names)
     if name is not None and name not in framed_experiments(frames):
         return f"waits for the frame of {name}"
+    if name is not None and name in unavailable_here(frames):
+        return f"needs {', '.join(unavailable_here(frames)[name])} here (its frame holds their rows)"
     return None
 
 
@@ -122,7 +156,12 @@ def steps(out: Path, frames: Path = FRAMES) -> tuple[list[tuple[str, list[str]]]
     out = Path(out.name)
     randml = [PY, "-m", "randml_core.cli"]
     todo, skipped = [], []
+    lacking_data = unavailable_here(frames)
     for name in framed:
+        if name in lacking_data:
+            skipped.append(f"report {name}: needs dataset(s) {', '.join(lacking_data[name])}, not available here "
+                           "(its frame holds their rows; the committed files are kept)")
+            continue
         todo.append((f"report {name}", [*randml, "report", f"experiment={name}", "store_dir={store}",
                                         f"results_dir={out}", "progress=false"]))
     for label, argv in RENDERS:
@@ -169,9 +208,9 @@ def main(argv=None) -> int:
         waiting = {}
         for rel in committed_results():
             why = kept(rel)
-            if why and why.startswith("waits"):
+            if why and why.startswith(("waits", "needs")):
                 waiting.setdefault(why, []).append(rel)
-        print("committed, kept as they are (their experiment has no frame yet):",
+        print("committed, kept as they are (their experiment has no frame yet, or its frame needs data not here):",
               *[f"  {len(files)} file(s): {why}" for why, files in sorted(waiting.items())], sep="\n")
         print("inputs (read, never written):", *[f"  results/{p}: {why}" for p, why in INPUTS.items()], sep="\n")
         print("machine-dependent (never compared):", *[f"  results/{p}: {why}" for p, why in MACHINE_DEPENDENT.items()],

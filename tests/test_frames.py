@@ -227,15 +227,20 @@ def test_a_fresh_clone_loads_every_committed_frame_complete(tmp_path, monkeypatc
         pytest.skip("no committed frame")
     monkeypatch.setenv(frames.FRAMES_ENV, str(committed))
     for name, path in held.items():
-        offline_only = not frames.provenance(path)["experiments"][name]["unavailable"]
+        info = frames.provenance(path)["experiments"][name]
         with warnings.catch_warnings(record=True) as seen:
             warnings.simplefilter("always")
             frame = load(name, store_dir=tmp_path / "store", include_inner=True, include_failed=True)
         said = [str(w.message) for w in seen if issubclass(w.category, IncompleteResultsWarning)]
+        # a dataset the export had but this machine cannot load offline (Debian's Fashion-MNIST): its rows are not
+        # planned here, and load() says so as for a dataset the export lacked
+        lacking_here = set(frame.attrs["unavailable"]) - set(info["unavailable"])
+        offline_only = not info["unavailable"] and not lacking_here
         assert frame.attrs["n_missing"] == 0 and frame.attrs["n_failed"] == 0, name
         assert frame.attrs["complete"] is offline_only and (not said if offline_only else
                                                             "not available here without a download" in said[0]), name
-        assert len(frame) == frames.provenance(path)["experiments"][name]["cells"], name
+        expected = info["cells"] - sum(info["cells_by_dataset"][d] for d in lacking_here)
+        assert len(frame) == expected, name
     assert not (tmp_path / "store").exists()  # nothing computed, nothing written
 
 
@@ -259,11 +264,18 @@ def _framed():
     return out
 
 
+#: experiments whose cells take minutes each, verified by hand instead (the command and its figure: docs/reproducing.md)
+SLOW_CELLS = {"elmboost": "a cell is a whole boosting run (20 levels on 60,000 images: minutes on mnist-5k, an hour "
+                          "on MNIST)", "elmboost_fig1": "as elmboost", "elmboost_fig2": "as elmboost"}
+
+
 @pytest.mark.parametrize("experiment, frame", _framed(), ids=[e for e, _ in _framed()])
 def test_every_committed_frame_reproduces_a_sample_of_its_cells(experiment, frame, tmp_path, monkeypatch, capsys):
     """Two cells of every experiment a committed frame holds (drawn with seed 1) recomputed from scratch equal the
     frame's rows in every deterministic column (`randml verify experiment=NAME sample=2 seed=1`), on an empty store
     over the committed frames."""
+    if experiment in SLOW_CELLS:
+        pytest.skip(f"{experiment}: {SLOW_CELLS[experiment]}; verified by hand (docs/reproducing.md)")
     from randml_core.results import compose_spec
     from randml_core.verify import verify
     monkeypatch.setenv(frames.FRAMES_ENV, str(frame.parent))
