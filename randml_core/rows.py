@@ -17,14 +17,14 @@ def current_rows(spec, store_dir: str | os.PathLike, key_set: bool = True):
     this way."""
     plan = _plan(spec, store_dir)
     fast = plan.key_array()  # a memo plan's keys as Arrow: the store's filter takes them as they are
-    keys = fast if fast is not None and not key_set else _key_set(plan)
+    keys = fast if fast is not None and not key_set else plan.key_set()
     return rows_of(spec, store_dir, keys if fast is None else fast), plan, keys
 
 
 def planned_keys(spec, store_dir: str | os.PathLike):
     """``(plan, keys)`` of :func:`current_rows` without reading the rows."""
     plan = _plan(spec, store_dir)
-    return plan, _key_set(plan)
+    return plan, plan.key_set()
 
 
 def _plan(spec, store_dir):
@@ -33,10 +33,6 @@ def _plan(spec, store_dir):
     with no_downloads():
         return make_plan(spec, splits=False, store_root=store_dir, memo=True)  # keys need the seeds (searches: the store)
 
-
-def _key_set(plan) -> set:
-    fast = plan.key_array()  # from the memo: no cell object built
-    return set(fast.to_pylist()) if fast is not None else {c.key for _, c in plan.cells()}
 
 
 def rows_of(spec, store_dir: str | os.PathLike, keys):

@@ -135,16 +135,23 @@ class Plan:
         hashes = [getattr(d, "data_hash", None) for d in self.datasets.values()]
         if self.memo_parts is not None and len(set(hashes)) == len(hashes):
             return sum(part.n_distinct for part in self.memo_parts)
-        fast = self.key_array()
-        return len(set(fast.to_pylist()) if fast is not None else {c.key for _, c in self.cells()})
+        return len(self.key_set())
+
+    def key_set(self) -> set:
+        """The planned keys as a set (a memo plan: from its remembered columns, no cell object or Arrow array built)."""
+        if self.memo_parts is not None:
+            return {k for part in self.memo_parts for k in part.columns.keys}
+        return {c.key for _, c in self.cells()}
 
     def planned_frame(self):
         """The planned cells (``randml_core.results.PLANNED_COLUMNS``) from the memo, without building a cell;
         None for a plan that did not come from it."""
         if self.memo_parts is None:
             return None
+        if not self.memo_parts:
+            return None
         import pandas as pd
-        return pd.concat([part.frame for part in self.memo_parts], ignore_index=True) if self.memo_parts else None
+        return pd.concat([part.columns.frame() for part in self.memo_parts], ignore_index=True)  # a copy: theirs
 
     def cells(self):
         for t in self.tasks:
@@ -320,29 +327,35 @@ def _index_digest(index) -> str | None:
     return hashlib.sha256(str(a.dtype).encode() + a.tobytes()).hexdigest()
 
 
-@dataclass(frozen=True, eq=False)  # eq=False: hashed by identity (a plan's parts key the memo of their keys)
 class _MemoEntry:
-    """A dataset's plan in :data:`_PLAN_MEMO`: its splits, its keys in plan order (an Arrow string array) and its
-    planned cells as a frame (:func:`randml_core.results.planned_cells`)."""
-    layout: list
-    keys: object    # pyarrow string array
-    frame: object   # pandas DataFrame
-    n_distinct: int  # distinct keys (two variants of one family and setting plan one cell)
+    """A dataset's plan in :data:`_PLAN_MEMO`: its splits, its planned cells as columns (:class:`randml_core.planned.
+    PlannedColumns`, a frame built only when asked for), its number of distinct keys, and its keys as an Arrow
+    string array (built on first use: pyarrow imports pandas to build one, which a cached command must not).
+    Hashed by identity: a plan's parts key the memo of their joined keys."""
+    __slots__ = ("layout", "columns", "n_distinct", "_keys")
+
+    def __init__(self, layout: list, columns, n_distinct: int):
+        self.layout, self.columns, self.n_distinct, self._keys = layout, columns, n_distinct, None
+
+    @property
+    def keys(self):
+        if self._keys is None:
+            import pyarrow as pa
+            self._keys = pa.array(self.columns.keys, pa.string())
+        return self._keys
 
     def __len__(self) -> int:
-        return len(self.keys)
+        return len(self.columns)
 
 
 def _remember(mkey: tuple, ds_tasks: list) -> _MemoEntry | None:
     """Remember a dataset's planned tasks; the entry (None when it alone is larger than the memo's bound)."""
-    import pyarrow as pa
-    from .planned import planned_cells
+    from .planned import PlannedColumns
     n = sum(len(t.cells) for t in ds_tasks)
     if n > _PLAN_MEMO_KEYS:
         return None
-    frame = planned_cells(Plan(None, {}, ds_tasks, {}))
-    key_list = frame["key"].tolist()
-    entry = _MemoEntry([t.split for t in ds_tasks], pa.array(key_list, pa.string()), frame, len(set(key_list)))
+    columns = PlannedColumns(ds_tasks)
+    entry = _MemoEntry([t.split for t in ds_tasks], columns, len(set(columns.keys)))
     while _PLAN_MEMO and sum(len(e) for e in _PLAN_MEMO.values()) + len(entry) > _PLAN_MEMO_KEYS:
         del _PLAN_MEMO[next(iter(_PLAN_MEMO))]
     _PLAN_MEMO[mkey] = entry
@@ -352,7 +365,7 @@ def _remember(mkey: tuple, ds_tasks: list) -> _MemoEntry | None:
 def _tasks_from_memo(name: str, entry, grids, own) -> list:
     """The dataset's tasks from a memo entry: its splits and keys with this spec's variants and settings, in the
     order make_plan appends them."""
-    layout, keys = entry.layout, entry.keys.to_pylist()
+    layout, keys = entry.layout, entry.columns.keys
     per_split = [(vi, v, own.get((vi, name), cells)) for vi, (v, _, cells) in enumerate(grids)]
     out, k = [], 0
     for split in layout:
