@@ -93,6 +93,9 @@ class Family:
     #: ``(dataset, preprocessing, settings)``, where its predictions must equal :func:`evaluate_plain`'s; or
     #: ``"plain"`` (it wraps evaluate_plain: no shared work) or ``"probe"`` (an analysis: no predictions)
     check: tuple | str | None = field(default=None, hash=False, compare=False)
+    #: extras (``x_*`` columns, named without the prefix) that measure the run rather than the result: timings,
+    #: how much shared work a task did (it depends on which cells the task holds); ``randml verify`` skips them
+    volatile: tuple[str, ...] = field(default=(), hash=False, compare=False)
 
     def handles(self) -> tuple[str, ...]:
         return self.tasks if self.tasks is not None else _handles_of(self)

@@ -2,8 +2,9 @@
 
 Every cell is recomputed in this process (no store is read for it, none written), through the same task code a
 run uses, and each deterministic column is compared with the stored row (scores exactly; wall and CPU times,
-timestamps and provenance are excluded: :data:`NOT_REPRODUCIBLE`; a column ``experiment.frame_omit`` leaves out
-of a frame is compared only where the stored row holds it). Works on any store and its frame.
+timestamps and provenance are excluded: :data:`NOT_REPRODUCIBLE`, and the extras a family declares volatile; a
+column ``experiment.frame_omit`` leaves out of a frame is compared only where the stored row holds it). Works on
+any store and its frame.
 """
 from __future__ import annotations
 
@@ -27,6 +28,18 @@ def _same(a, b) -> bool:
 
 def _plain(v):
     return v.item() if hasattr(v, "item") else v
+
+
+def _volatile(spec) -> set[str]:
+    """The ``x_*`` columns the experiment's families declare volatile (:attr:`randml_core.family.Family.volatile`)."""
+    from .family import family_of
+    out = set()
+    for v in spec.variants:
+        try:
+            out |= {"x_" + name for name in family_of(v.family, v.target).volatile}
+        except (KeyError, LookupError, ImportError):  # an unknown family: planning reports it
+            continue
+    return out
 
 
 def verify(spec, store_dir, sample: int, seed: int, stream=None) -> tuple[int, int, list]:
@@ -56,6 +69,7 @@ def verify(spec, store_dir, sample: int, seed: int, stream=None) -> tuple[int, i
     plan.draw_splits({task.dataset for task, _ in groups.values()})  # in place: the tasks' splits are drawn now
     reproduced, mismatches = 0, []
     omitted = set(spec.engine.frame_omit)  # left out of a committed frame: not compared where the row lacks them
+    volatile = _volatile(spec)
     for task, chosen in groups.values():
         split = task.split
         ds = plan.datasets[task.dataset]
@@ -66,7 +80,8 @@ def verify(spec, store_dir, sample: int, seed: int, stream=None) -> tuple[int, i
             where = (f"dataset={task.dataset} model={row.get('model')} setting={row.get('params_json')} "
                      f"repeat={split.repeat} fold={split.fold} inner_fold={split.inner}")
             bad = [(col, _plain(old[col]), _plain(v)) for col, v in row.items()
-                   if col in old.index and col not in NOT_REPRODUCIBLE and not _same(_plain(old[col]), _plain(v))
+                   if col in old.index and col not in NOT_REPRODUCIBLE and col not in volatile
+                   and not _same(_plain(old[col]), _plain(v))
                    and not (col in omitted and _missing(old[col]))]
             if bad:
                 mismatches += [(where, *b) for b in bad]

@@ -119,12 +119,15 @@ def experiment_names() -> tuple[str, ...]:
     return tuple(sorted({p.stem for p in paths}))
 
 
-def owner(rel: str, names) -> str | None:
+def owner(rel: str, names, framed=()) -> str | None:
     """The experiment whose artefact ``rel`` (relative to results/) is: the longest experiment name its file name
-    starts with (``leaderboard_grid_cd.png`` is leaderboard_grid's, not leaderboard's), else None."""
+    starts with (``leaderboard_grid_cd.png`` is leaderboard_grid's, not leaderboard's), a framed one first
+    (``elmboost_fig1.png`` is written by elmboost's report: elmboost_fig1 is a one-figure run of the same cells,
+    with no frame of its own), else None."""
     stem = Path(rel).name
     found = [n for n in names if stem == n or stem.startswith((n + ".", n + "_"))]
-    return max(found, key=len) if found else None
+    reported = [n for n in found if n in framed]
+    return max(reported or found, key=len) if found else None
 
 
 def kept(rel: str, frames: Path = FRAMES, names=None) -> str | None:
@@ -134,7 +137,7 @@ def kept(rel: str, frames: Path = FRAMES, names=None) -> str | None:
         return "machine-dependent"
     if any(fnmatch.fnmatch(rel, pat) for pat in INPUTS):
         return "input"
-    name = owner(rel, experiment_names() if names is None else names)
+    name = owner(rel, experiment_names() if names is None else names, framed_experiments(frames))
     if name is not None and name not in framed_experiments(frames):
         return f"waits for the frame of {name}"
     if name is not None and name in unavailable_here(frames):

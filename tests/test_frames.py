@@ -176,6 +176,29 @@ def test_frame_omit_leaves_the_named_column_out_and_verify_still_reproduces(smok
     assert ok < drawn and {b[1] for b in bad} == {"x_n_support"}
 
 
+def test_verify_skips_the_extras_a_family_declares_volatile(smoke_store, tmp_path, monkeypatch, capsys):
+    """A family's volatile extras (Family.volatile: timings, shared work that depends on the task's other cells) are
+    not compared: a frame whose x_n_iter differs everywhere reproduces when the family declares it, and mismatches
+    on that column alone when it does not. ELM boosting declares its shared pass's seconds, levels and rate."""
+    from randml_core import verify as V
+    from randml_core.results import compose_spec
+    assert V._volatile(compose_spec("elmboost")) == {"x_shared_seconds", "x_shared_levels", "x_gflops_per_s"}
+    assert V._volatile(smoke_store[0]) == set()
+    spec, root = smoke_store
+    store = _copy_store(root, tmp_path / "results" / "store")
+    rows = Store(store, "smoke").read()
+    assert rows["x_n_iter"].notna().any()
+    rows["x_n_iter"] = rows["x_n_iter"] + 1
+    frames.write_frame(tmp_path / "results" / "frames" / "smoke.parquet", rows, {})
+    for p in (store / "smoke").glob("part-*.parquet"):
+        p.unlink()
+    capsys.readouterr()
+    ok, drawn, bad = V.verify(spec, store, 30, 7)
+    assert ok < drawn and {b[1] for b in bad} == {"x_n_iter"}
+    monkeypatch.setattr(V, "_volatile", lambda spec: {"x_n_iter"})
+    assert V.verify(spec, store, 30, 7) == (30, 30, [])
+
+
 def test_the_experiments_of_one_frame_leave_out_the_same_columns(smoke_store, tmp_path):
     import dataclasses
     spec, root = smoke_store
