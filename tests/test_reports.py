@@ -75,3 +75,25 @@ def test_the_frames_stay_within_their_budget():
     assert frames <= 80e6
     big = {rel: s for rel, s in sizes.items() if s > 5e6 and not rel.startswith("results/frames/")}
     assert not big
+
+
+def test_the_readmes_frame_table_says_each_frames_rows_and_size():
+    """README's table of committed frames names every frame with the experiments its provenance holds, its row count
+    and its size to 0.01 MB (a frame exported again without the table following fails here)."""
+    import re
+
+    import pyarrow.parquet as pq
+    from randml_core.frames import provenance
+    rows = {m.group(1): m.groups()[1:] for m in re.finditer(
+        r"^\| `([\w.-]+\.parquet)` \| ([^|]+) \| ([\d,]+) \| ([\d.]+) MB \|", (REPO / "README.md").read_text(), re.M)}
+    committed = sorted((REPO / "results" / "frames").glob("*.parquet"))
+    assert committed and sorted(rows) == [p.name for p in committed]
+    total = 0.0
+    for path in committed:
+        experiments, n, size = rows[path.name]
+        assert [e.strip() for e in experiments.split(",")] == sorted(provenance(path)["experiments"]), path.name
+        assert int(n.replace(",", "")) == pq.ParquetFile(path).metadata.num_rows, path.name
+        assert abs(float(size) - path.stat().st_size / 1e6) < 0.006, path.name
+        total += path.stat().st_size / 1e6
+    said = re.search(r"The committed frames \(([\d.]+) MB in all", (REPO / "README.md").read_text())
+    assert said and abs(float(said.group(1)) - total) < 0.006
