@@ -51,8 +51,8 @@ class EngineOptions:
     @classmethod
     def of(cls, options: dict) -> "EngineOptions":
         o = options
-        return cls(preprocessing=o.get("preprocessing") or "minmax", duplicates=o.get("duplicates") or "keep",
-                   categorical=o.get("categorical") or "onehot", train_criteria=bool(o.get("train_criteria")),
+        return cls(preprocessing=o.get("preprocessing") or cls.preprocessing,
+                   duplicates=o.get("duplicates") or cls.duplicates, categorical=o.get("categorical") or cls.categorical, train_criteria=bool(o.get("train_criteria")),
                    cpu_time=bool(o.get("cpu_time")), test_correct=bool(o.get("test_correct")),
                    snapshot=o.get("snapshot") is not False, cell_timeout=o.get("cell_timeout"),
                    metrics=tuple(o.get("metrics") or ()), report_metrics=tuple(o.get("report_metrics") or ()),

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .options import EngineOptions
+
 PREPROCESSING = "minmax[0,1] fitted on the training part"
 #: experiment option ``preprocessing`` -> the description stored in rows and hashed into cell keys
 PREPROCESSINGS = {
@@ -40,19 +42,19 @@ _DUPLICATES_HELP = ("keep (default: the rows as published), drop (keep the first
 
 
 def duplicates_of(options: dict) -> str:
-    """The experiment's ``duplicates`` option (default ``keep``), validated."""
+    """The experiment's ``duplicates`` option (default :attr:`EngineOptions.duplicates`: ``keep``), validated."""
     name = options.get("duplicates")
     if name is None:
-        return "keep"
+        return EngineOptions.duplicates
     if not isinstance(name, str) or name not in DUPLICATES:
         raise ValueError(f"experiment.duplicates={name!r} is unknown; choose one of {_DUPLICATES_HELP}")
     return name
 
 
 def preprocessing_of(options: dict) -> str:
-    """The description of the experiment's ``preprocessing`` option (default ``minmax``), plus
-    the ``duplicates`` option when it is not ``keep``."""
-    name = options.get("preprocessing") or "minmax"
+    """The description of the experiment's ``preprocessing`` option (default :attr:`EngineOptions.preprocessing`:
+    ``minmax``), plus the ``duplicates`` option when it is not ``keep``."""
+    name = options.get("preprocessing") or EngineOptions.preprocessing
     if name not in PREPROCESSINGS:
         raise ValueError(f"experiment.preprocessing={name!r} is unknown; choose one of {sorted(PREPROCESSINGS)}")
     return PREPROCESSINGS[name] + DUPLICATES[duplicates_of(options)]
