@@ -530,7 +530,8 @@ def test_committed_claims_are_what_make_elmboost_claims_writes(tmp_path, monkeyp
     repo = Path(__file__).resolve().parents[3]  # experiments/elmboost/tests/ -> the repository
     committed = repo / "results" / "tables"
     (tmp_path / "tables").mkdir()
-    for name in ("elmboost_claims.json", "elmboost_sensitivity.md"):  # read for "changes since" and "sensitivity"
+    # inputs: "changes since", the sensitivity section, and the verdict history the report appends to
+    for name in ("elmboost_claims.json", "elmboost_sensitivity.md", "elmboost_verdicts.jsonl"):
         shutil.copy(committed / name, tmp_path / "tables")
     monkeypatch.chdir(repo)
     from_levels("results/tables/elmboost_levels.csv", tmp_path)  # the Makefile's argument, verbatim
