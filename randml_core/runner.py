@@ -102,6 +102,7 @@ class Plan:
         self.spec, self.datasets, self.unavailable = spec, datasets, unavailable
         self.search_trace = [] if search_trace is None else search_trace
         self.memo_parts = memo_parts
+        self.search_inputs = None  # (grids, per dataset its searched cells' key heads): replan_searches' inputs
         self.tasks = tasks  # Task objects, and (from the memo) callables that build a dataset's Task list
 
     @property
@@ -199,12 +200,13 @@ def make_plan(spec: ExperimentSpec, splits: bool = True, store_root=None, scores
 
     A model with a ``search:`` block (:mod:`randml_core.search`) plans the cells its search needs given the
     stored results (``scores``, else read from ``store_root``; none: its first round only), with the same
-    key recipe as grid cells; the runner plans again after each round.
+    key recipe as grid cells; the runner plans the searches again as their results come in
+    (:func:`replan_searches`).
 
     ``memo=True`` (the readers: :func:`randml_core.rows.planned_keys`) remembers each dataset's layout and keys
     (:data:`_PLAN_MEMO`) and takes them from there when the same config plans the same data again."""
     from . import search
-    datasets, tasks, unavailable, trace, parts = {}, [], {}, [], []
+    datasets, tasks, unavailable, trace, parts, heads_of = {}, [], {}, [], [], {}
     def cells_of(v, dataset=None):  # every (params, canonical json, key bytes of that) of v on dataset
         out = []
         for params in v.settings(dataset):
@@ -256,11 +258,15 @@ def make_plan(spec: ExperimentSpec, splits: bool = True, store_root=None, scores
             preps = [json.dumps(p) for p in _dataset_prep(spec, ds)]  # per variant; after the splits' PlanError
         ds_tasks, heads = _keyed_tasks(p, name, ds.data_hash, splits_of_ds, preps, grids, own)
         _plan_searches(spec, grids, name, ds.task, ds_tasks, heads, scores, trace)
+        heads_of[name] = heads
         tasks += ds_tasks
         if memo_base is not None:
             parts.append(_remember(mkey, ds_tasks))
-    return Plan(spec, datasets, tasks, unavailable, trace,
+    plan = Plan(spec, datasets, tasks, unavailable, trace,
                 memo_parts=parts if memo_base is not None and all(p is not None for p in parts) else None)
+    if any(cells is None for _, _, cells in grids):
+        plan.search_inputs = (grids, heads_of)
+    return plan
 
 
 def _check_features(spec: ExperimentSpec, name: str, ds) -> None:
@@ -389,8 +395,7 @@ def _plan_searches(spec, grids, dataset: str, task: str, ds_tasks: list, heads: 
             continue
         memo: dict = {}
 
-        def key_of(ti, params, vi=vi, memo=memo):
-            pj = canonical_params(params)
+        def key_of(ti, params, pj, vi=vi, memo=memo):
             if (ti, pj) not in memo:
                 head, end = heads[(ti, vi)]
                 h = head.copy()
@@ -398,8 +403,28 @@ def _plan_searches(spec, grids, dataset: str, task: str, ds_tasks: list, heads: 
                 h.update(end)
                 memo[(ti, pj)] = h.hexdigest()[:24]
             return memo[(ti, pj)]
-        for ti, params in expand(spec, v, dataset, task, [t.split for t in ds_tasks], key_of, scores or {}, trace):
-            ds_tasks[ti].cells.append(Cell(key_of(ti, params), v, params, canonical_params(params)))
+        for ti, params, pj in expand(spec, v, dataset, task, [t.split for t in ds_tasks], key_of, scores or {}, trace):
+            ds_tasks[ti].cells.append(Cell(key_of(ti, params, pj), v, params, pj))
+
+
+def replan_searches(plan: Plan, scores: dict) -> Plan:
+    """``plan`` with its searches planned again from ``scores``: make_plan's search step alone, on the plan's
+    datasets, splits, grid cells and key heads (no dataset loaded, no grid cell keyed again), so the plan
+    ``make_plan`` would give with those scores."""
+    grids, heads_of = plan.search_inputs
+    searched = {id(v) for v, _, cells in grids if cells is None}
+    by_dataset: dict = {}
+    for t in plan.tasks:
+        by_dataset.setdefault(t.dataset, []).append(Task(t.dataset, t.split,
+                                                         [c for c in t.cells if id(c.variant) not in searched]))
+    tasks, trace = [], []
+    for name, ds in plan.datasets.items():
+        ds_tasks = by_dataset.get(name, [])
+        _plan_searches(plan.spec, grids, name, ds.task, ds_tasks, heads_of[name], scores, trace)
+        tasks += ds_tasks
+    new = Plan(plan.spec, plan.datasets, tasks, plan.unavailable, trace)
+    new.search_inputs = plan.search_inputs
+    return new
 
 
 def _dataset_prep(spec: ExperimentSpec, ds) -> list[str]:
@@ -663,8 +688,9 @@ def run(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress: bool =
         wait_poll: float = 2.0, backend: str = "loky", backend_address: str | None = None,
         write_every: float = WRITE_EVERY) -> RunSummary:
     """Compute the cells of ``spec`` not yet stored in ``store_root`` (:func:`_run_round`). A model with a
-    ``search:`` block (:mod:`randml_core.search`) plans its next rung or trial from the stored results of the
-    previous one, so the rounds repeat until a round has nothing to compute."""
+    ``search:`` block (:mod:`randml_core.search`) plans its next rung or trial from the results of the previous
+    one, inside the round (:class:`_Following`); the rounds repeat, each reading the store and planning whole,
+    until a round has nothing to compute (two rounds when no other run writes the store meanwhile)."""
     from .search import is_search
     adaptive = [v.name for v in spec.variants if is_search(v) and v.search.get("kind") in ("halving", "optuna")]
     if shard and adaptive:
@@ -695,8 +721,10 @@ def _run_round(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress:
                retry_failed: bool = False, shard: str | None = None, workers: int | None = None,
                lease_heartbeat: float = HEARTBEAT_SECONDS, lease_stale: float = STALE_SECONDS,
                wait_poll: float = 2.0, backend: str = "loky", backend_address: str | None = None,
-               write_every: float = WRITE_EVERY, store: Store | None = None) -> RunSummary:
-    """Compute the cells of ``spec``'s plan not yet stored in ``store_root``.
+               write_every: float = WRITE_EVERY, store: Store | None = None,
+               follow_searches: bool = True) -> RunSummary:
+    """Compute the cells of ``spec``'s plan not yet stored in ``store_root``; with ``follow_searches`` (and no
+    shard) also the searches' next rungs or trials, planned from the rows the round computed (:class:`_Following`).
 
     Several runs may fill one store at once (processes, or hosts sharing the directory): each task
     is claimed by a lease (:mod:`randml_core.leases`) before it is computed, tasks leased by another
@@ -717,7 +745,8 @@ def _run_round(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress:
     plan = make_plan(spec, splits=False, store_root=store_root, scores=scores)  # folds: drawn below, where computed
     _announce(spec, plan)
     fresh = _NewKeys(store)  # keys of parts not listed yet (written by other runs from now on): before the read
-    todo, n_cached, stored = _to_compute(spec, plan, store, shard, retry_failed)
+    todo, n_cached, stored, done_keys = _to_compute(spec, plan, store, shard, retry_failed)
+    follow = _Following(spec, plan, done_keys, scores) if follow_searches and scores is not None and not shard else None
     total = sum(len(t.cells) for _, t in todo)
     log.info("%s: %d cells to compute, %d already stored", spec.name, total, n_cached)
     print(run_summary(plan, stored, [t for _, t in todo], workers or n_jobs, shard_tasks(plan.tasks, shard), shard),
@@ -748,13 +777,13 @@ def _run_round(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress:
             for tid, task, rows in run_jobs(claims.jobs(pending, deferred, delayed)):
                 _stamp(rows, task, plan.datasets[task.dataset], provenance, spec, variants)
                 writer.add(tid, rows)
-                counts["computed"] += len(rows)
-                counts["failed"] += sum(r["status"] == "failed" for r in rows)
-                counts["skipped"] += sum(r["status"] == "skipped" for r in rows)
-                counts["bounded"] += sum(not r["converged"] for r in rows)
+                _count(counts, rows, follow)
                 bar.update(len(rows))
             writer.flush()  # before the stored check of the deferred tasks (another run's may be ours)
             pending = [(tid, rest) for tid, task in deferred if (rest := claims.unstored(task)) is not None]
+            if not pending and follow is not None and (pending := follow.next()):  # the searches' next cells
+                claims.plan = follow.plan
+                bar.total += sum(len(task.cells) for _, task in pending)
             if pending and not claims.claimed_any:
                 if not waiting_said:
                     log.info("%s: waiting for %d task(s) leased by other runs (taken over if their lease goes "
@@ -765,6 +794,42 @@ def _run_round(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress:
     _finish(spec, store, leases)
     return RunSummary(counts["computed"], n_cached + claims.by_others, counts["failed"], counts["bounded"],
                       time.monotonic() - t0, plan.unavailable, counts["skipped"])
+
+
+def _count(counts: dict, rows: list[dict], follow: "_Following | None") -> None:
+    counts["computed"] += len(rows)
+    counts["failed"] += sum(r["status"] == "failed" for r in rows)
+    counts["skipped"] += sum(r["status"] == "skipped" for r in rows)
+    counts["bounded"] += sum(not r["converged"] for r in rows)
+    if follow is not None:
+        follow.rows += rows
+
+
+class _Following:
+    """A round's searches followed inside the round: once its tasks are done, the next rung or trial of every search
+    is planned from the rows the round computed (their scores added to those read at its start, the searches
+    planned again on the same datasets and splits: :func:`replan_searches`) and computed in the same round, with the
+    same workers, writer and leases: no store read, full plan or compaction per trial (issue 44: a round per trial
+    cost optuna about 0.1 s each). The cells and keys are those a round per trial plans; ``run`` ends with a round
+    that reads the store and plans whole, which finds anything another run stored meanwhile."""
+
+    def __init__(self, spec: ExperimentSpec, plan: Plan, done_keys: set, scores: dict):
+        self.spec, self.plan, self.done, self.scores = spec, plan, set(done_keys), scores
+        self.rows: list[dict] = []
+
+    def next(self) -> list:
+        """``[(task id, task of its cells to compute)]``: the cells the searches need now, not computed yet."""
+        from .search import add_scores
+        if not self.rows:
+            return []
+        self.scores = add_scores(self.spec, self.rows, self.scores)
+        self.done.update(r["key"] for r in self.rows)
+        self.rows = []
+        self.plan = replan_searches(self.plan, self.scores)
+        todo = [(task, missing) for task in self.plan.tasks if (missing := [c for c in task.cells
+                                                                            if c.key not in self.done])]
+        self.plan.draw_splits({task.dataset for task, _ in todo})
+        return [(task_id(c.key for c in task.cells), Task(task.dataset, task.split, missing)) for task, missing in todo]
 
 
 class _Claims:
@@ -814,8 +879,9 @@ def _announce(spec: ExperimentSpec, plan: Plan) -> None:
 
 
 def _to_compute(spec: ExperimentSpec, plan: Plan, store: Store, shard, retry_failed: bool):
-    """``(todo, n_cached, stored)``: ``[(task id, task of its cells to compute)]`` of the shard (their folds drawn),
-    how many of its cells are stored and done, and the stored columns read (None: an empty store)."""
+    """``(todo, n_cached, stored, done keys)``: ``[(task id, task of its cells to compute)]`` of the shard (their
+    folds drawn), how many of its cells are stored and done, the stored columns read (None: an empty store) and
+    the stored keys not computed again."""
     stored = store.read_columns(["key", "status", "dataset", "task_seconds", *again_columns(spec)]) \
         if store.has_rows() else None
     done_keys = set()
@@ -834,7 +900,7 @@ def _to_compute(spec: ExperimentSpec, plan: Plan, store: Store, shard, retry_fai
     plan.draw_splits({task.dataset for task, _ in incomplete})
     todo = [(task_id(c.key for c in task.cells), Task(task.dataset, task.split, missing))
             for task, missing in incomplete]
-    return todo, n_cached, stored
+    return todo, n_cached, stored, done_keys
 
 
 def _finish(spec: ExperimentSpec, store: Store, leases: Leases) -> None:

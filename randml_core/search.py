@@ -49,8 +49,8 @@ Kinds.
   ``r_i = min(F, min_folds * eta**i)`` folds of the scope (``F`` its folds; the last rung has all of
   them); the next rung keeps the top ``ceil(n_i / eta)`` by mean score over rung ``i``'s folds (a failed
   cell scores worst; ties to the first in canonical order). Rung ``i + 1`` is planned from the stored
-  results of rung ``i`` (the runner re-plans after each round), so its cells are ordinary cells and the
-  rungs run in order. With nested CV it stops when one setting is left.
+  results of rung ``i`` (inside the run's round from the rows it computed, then once more from the store:
+  :class:`randml_core.runner._Following`), so its cells are ordinary cells and the rungs run in order. With nested CV it stops when one setting is left.
 * ``optuna``: Optuna's TPE sampler, sequential per scope: trial ``t`` is asked from a fresh in-memory
   study into which trials ``0 .. t-1`` were replayed from the store (``add_trial``), with the sampler's
   seed ``derive_seed(seed, "optuna", variant, dataset, repeat, fold, t)``; its value is the mean
@@ -328,7 +328,7 @@ class Scope:
         self.dataset, self.repeat, self.fold = dataset, repeat, fold
         self.folds, self.final = folds, final
         self.key_of, self.scores, self.metric, self.higher = key_of, scores, metric, higher
-        self.planned: list[tuple[int, dict]] = []   # (task index, params) of every cell this search needs
+        self.planned: list[tuple[int, dict, str]] = []  # (task index, params, its JSON) of every cell it needs
         self.trace: list[dict] = []
         self.cpu = 0.0
         self._counted: set = set()
@@ -336,16 +336,16 @@ class Scope:
 
     def need(self, params: dict, folds) -> tuple[bool, float]:
         """Plan ``params`` on ``folds``; (all stored, mean score with failures as the worst)."""
-        done, values = True, []
+        done, values, pj = True, [], _canonical(params)  # the JSON once per setting: most of a replan's time
         for ti in folds:
-            self.planned.append((ti, params))
-            row = self.scores.get(self.key_of(ti, params))
+            self.planned.append((ti, params, pj))
+            row = self.scores.get(self.key_of(ti, params, pj))
             if row is None:
                 done = False
                 continue
             status, value, cpu = row
-            if (ti, _canonical(params)) not in self._counted:
-                self._counted.add((ti, _canonical(params)))
+            if (ti, pj) not in self._counted:
+                self._counted.add((ti, pj))
                 self.cpu += cpu
             values.append(value if status == "ok" and value is not None and np.isfinite(value) else math.nan)
         if not done:
@@ -366,7 +366,7 @@ class Scope:
 
     def finish(self, winner: dict | None) -> None:
         if winner is not None and self.final is not None:
-            self.planned.append((self.final, winner))
+            self.planned.append((self.final, winner, _canonical(winner)))
 
 
 def _canonical(params: dict) -> str:
@@ -528,10 +528,12 @@ def search_metric(s: dict, task: str) -> tuple[str, bool]:
         return metric, scorer_direction(metric) is not False
 
 
-def expand(spec, variant, dataset: str, task: str, splits, key_of, scores: dict, trace: list) -> list[tuple[int, dict]]:
+def expand(spec, variant, dataset: str, task: str, splits, key_of, scores: dict,
+           trace: list) -> list[tuple[int, dict, str]]:
     """(task index, params) of every cell the search of ``variant`` on ``dataset`` needs given the stored
     ``scores`` (key -> (status, metric value, cpu seconds)): what it has planned so far, which grows as
-    results are stored. ``key_of(task index, params)`` is the cell key. Appends trace rows to ``trace``."""
+    results are stored, each with its canonical JSON (:func:`randml_core.keys.canonical_params`). ``key_of(task
+    index, params, its JSON)`` is the cell key. Appends trace rows to ``trace``."""
     s = variant.search
     metric, higher = search_metric(s, task)
     budget_cpu = (s.get("budget") or {}).get("cpu_seconds")
@@ -547,26 +549,30 @@ def expand(spec, variant, dataset: str, task: str, splits, key_of, scores: dict,
         else:
             _optuna(scope, s, variant.fixed, (seed, "optuna", variant.name, dataset, repeat, fold), budget_cpu)
         seen = set()
-        for ti, params in scope.planned:
-            tag = (ti, _canonical(params))
-            if tag not in seen:
-                seen.add(tag)
-                out.append((ti, params))
+        for ti, params, pj in scope.planned:
+            if (ti, pj) not in seen:
+                seen.add((ti, pj))
+                out.append((ti, params, pj))
         trace += [{"model": variant.name, "kind": s["kind"], "metric": metric, **row} for row in scope.trace]
     return out
 
 
-def stored_scores(spec, store_root, store=None) -> dict:
-    """``{metric: {key: (status, value, cpu seconds)}}`` of the stored cells, for the metrics the searches
-    of ``spec`` rank by (both gmean and rmse when a search names none). ``store``: the run's reader (its own parts
-    trusted), else the store of ``spec`` under ``store_root``."""
-    from .store import store_of
+def search_metrics(spec) -> set[str]:
+    """The metric columns the searches of ``spec`` rank by (both gmean and rmse when a search names none)."""
+    from .metrics import metric_column
     metrics = set()
     for v in spec.variants:
         if is_search(v):
             metrics |= {v.search.get("metric")} if v.search.get("metric") else {"gmean", "rmse"}
-    from .metrics import metric_column
-    metrics = {metric_column(m) for m in metrics}
+    return {metric_column(m) for m in metrics}
+
+
+def stored_scores(spec, store_root, store=None) -> dict:
+    """``{metric: {key: (status, value, cpu seconds)}}`` of the stored cells, for the metrics the searches
+    of ``spec`` rank by (:func:`search_metrics`). ``store``: the run's reader (its own parts trusted), else the
+    store of ``spec`` under ``store_root``."""
+    from .store import store_of
+    metrics = search_metrics(spec)
     if not metrics or store_root is None:
         return {}
     store = store if store is not None else store_of(spec, store_root)
@@ -575,16 +581,27 @@ def stored_scores(spec, store_root, store=None) -> dict:
     # read_columns: the verified parts by pyarrow alone (a pandas read of the whole store per trial was most of an
     # optuna trial's overhead); the same rows, by the same one-winner-per-key rule
     got = store.read_columns(["key", "status", "fit_seconds", "predict_seconds", *sorted(metrics)])
+    return _scores(metrics, got, {})
+
+
+def add_scores(spec, rows: list[dict], scores: dict) -> dict:
+    """``scores`` (:func:`stored_scores`) with the rows a run has just computed added, each as
+    :func:`stored_scores` reads it back once stored (a row replaces a stored one of its key)."""
+    metrics = search_metrics(spec)
+    got = {c: [r.get(c) for r in rows] for c in ("key", "status", "fit_seconds", "predict_seconds", *metrics)}
+    return _scores(metrics, got, scores)
+
+
+def _scores(metrics: set, got: dict, into: dict) -> dict:
     n = len(got.get("key", []))
     number = lambda values: np.array([np.nan if v is None else v for v in values], dtype=float)  # noqa: E731
     seconds = lambda c: np.nan_to_num(number(got[c])) if c in got else np.zeros(n)  # noqa: E731
     cpu = seconds("fit_seconds") + seconds("predict_seconds")
-    out = {}
     for m in metrics:
         values = number(got[m]) if m in got else np.full(n, np.nan)
-        out[m] = {k: (st, None if np.isnan(v) else float(v), float(c))
-                  for k, st, v, c in zip(got.get("key", []), got.get("status", []), values, cpu)}
-    return out
+        into.setdefault(m, {}).update((k, (st, None if np.isnan(v) else float(v), float(c)))
+                                      for k, st, v, c in zip(got.get("key", []), got.get("status", []), values, cpu))
+    return into
 
 
 # -- selection ---------------------------------------------------------------------------------------------

@@ -164,7 +164,7 @@ def test_selection_and_trace_of_a_halving_run(runs):
 
 def test_a_run_interrupted_between_rungs_resumes_computing_only_the_rest(tmp_path, runs):
     spec = _spec("halving")
-    one = _run_round(spec, str(tmp_path), n_jobs=1, progress=False)  # rung 0 only, then "killed"
+    one = _run_round(spec, str(tmp_path), n_jobs=1, progress=False, follow_searches=False)  # rung 0, "killed"
     assert one.computed == 3 * 4  # 4 settings on the first inner fold of each outer fold
     rest = run(spec, str(tmp_path), n_jobs=1, progress=False)
     assert (rest.computed, rest.cached) == (3 * (2 + 1), 12)  # rung 1 (2 settings) and the outer cell
@@ -348,3 +348,54 @@ def test_search_seed_report_compares_the_picks_of_two_seed_runs(tmp_path, monkey
         best = inner.sort_values(["gmean", "params_json"], ascending=[False, True]).groupby("fold").head(1)
         outer = frame[frame.inner_fold < 0].merge(best[["fold", "params_json"]], on=["fold", "params_json"])
         assert len(outer) == 3 and got[f"mean_seed{s}"].iloc[0] == pytest.approx(outer["gmean"].mean(), rel=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["halving", "optuna"])
+def test_a_run_follows_its_searches_inside_a_round_with_the_cells_of_a_round_per_step(kind, tmp_path, monkeypatch, runs):
+    """An adaptive search's next rung or trial is planned from the rows the round computed and computed in the same
+    round (runner._Following): two rounds (the second reads the store, plans whole and finds nothing), the stored
+    rows those of a round per step (the fixture's runs, and a run with the in-round step switched off)."""
+    from randml_core import runner, search
+    calls = []
+    real = runner._run_round
+    monkeypatch.setattr(runner, "_run_round", lambda *a, **k: calls.append(1) or real(*a, **k))
+    search._STUDIES.clear()
+    spec = _spec(kind)
+    summary = run(spec, str(tmp_path / "followed"), n_jobs=1, progress=False)
+    assert len(calls) == 2 and summary.computed == runs[kind, "a"][1].computed
+    pd.testing.assert_frame_equal(_stored(spec, tmp_path / "followed"), _stored(spec, runs[kind, "a"][0]))
+    calls.clear()
+    search._STUDIES.clear()
+    monkeypatch.setattr(runner._Following, "next", lambda self: [])  # a round per rung or trial, as before
+    run(spec, str(tmp_path / "rounds"), n_jobs=1, progress=False)
+    assert len(calls) > 2
+    pd.testing.assert_frame_equal(_stored(spec, tmp_path / "rounds"), _stored(spec, tmp_path / "followed"))
+
+
+def test_the_scores_a_round_keeps_equal_what_the_store_reads_back_and_the_plan_equals_make_plans(tmp_path, monkeypatch):
+    """search.add_scores (the rows just computed) gives the values search.stored_scores reads from the parts; and
+    runner.replan_searches (the searches alone, planned again) gives make_plan's cells, keys and order."""
+    from randml_core import runner, search
+    kept = []
+    real = runner._Following.next
+    monkeypatch.setattr(runner._Following, "next", lambda self: kept.append(self) or real(self))
+    spec = _spec("optuna", "models.svm.search.n=4")
+    run(spec, str(tmp_path), n_jobs=1, progress=False)
+    follow = kept[-1]
+    stored = search.stored_scores(spec, str(tmp_path))
+    assert set(stored) == set(follow.scores) and all(len(stored[m]) > 12 for m in stored)
+    for m in stored:
+        assert stored[m].keys() == follow.scores[m].keys()
+        for k, (st, value, cpu) in stored[m].items():
+            assert follow.scores[m][k][:2] == (st, value) and follow.scores[m][k][2] == pytest.approx(cpu, abs=1e-12)
+    every = compose_spec("eem_table4", [*(o for o in BASE if o != "model=svm"), SEARCHES["optuna"],
+                                        "models.svm.search.n=4"])  # the searched SVM beside the grid models
+    assert len(every.variants) > 3
+    for scores in ({m: dict(list(v.items())[:7]) for m, v in stored.items()}, stored):  # mid-search, and at its end
+        whole = make_plan(every, splits=False, scores=scores)
+        again = runner.replan_searches(make_plan(every, splits=False, scores={}), scores)
+        assert [(t.dataset, t.split.repeat, t.split.fold, t.split.inner, [(c.key, c.params_json) for c in t.cells])
+                for t in again.tasks] == \
+               [(t.dataset, t.split.repeat, t.split.fold, t.split.inner, [(c.key, c.params_json) for c in t.cells])
+                for t in whole.tasks]
+        assert again.search_trace == whole.search_trace
