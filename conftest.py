@@ -80,6 +80,25 @@ def _forget_unreachable_hosts():
 
 
 @pytest.fixture
+def temp_dataset():
+    """``make(name, X, y)`` registers a binary dataset of those arrays (tests/arrays.py) until the test ends, and
+    returns its name."""
+    from randml_core.data import DatasetSpec, register
+    from randml_core.data.registry import unregister
+    from tests.arrays import ArraySource
+    names = []
+
+    def make(name, X, y):
+        register(DatasetSpec(name=name, task="binary", papers=(), sources=[ArraySource(X, y)], expected={},
+                             licence="n/a", citation="n/a"), replace=True)
+        names.append(name)
+        return name
+    yield make
+    for n in names:
+        unregister(n)
+
+
+@pytest.fixture
 def script():
     """``script("predict_scale")``: the module of ``scripts/predict_scale.py`` (scripts are not a package)."""
     import importlib.util

@@ -15,23 +15,6 @@ from randml_core.runner import make_plan
 
 
 @pytest.fixture
-def arrays_dataset():
-    """``make(name, X, y)`` registers a binary dataset of those arrays (test_runner's ArraySource) until the test ends."""
-    from randml_core.data import DatasetSpec, register
-    from randml_core.data.registry import unregister
-    from tests.test_runner import ArraySource
-    names = []
-
-    def make(name, X, y):
-        register(DatasetSpec(name=name, task="binary", papers=(), sources=[ArraySource(X, y)], expected={},
-                             licence="n/a", citation="n/a"), replace=True)
-        names.append(name)
-    yield make
-    for n in names:
-        unregister(n)
-
-
-@pytest.fixture
 def project(tmp_path, monkeypatch):
     from randml_core.data.registry import unregister
     shutil.copytree(REPO / "examples" / "byo", tmp_path / "byo")
@@ -125,7 +108,7 @@ def test_the_memo_keeps_at_most_its_bound(project, monkeypatch):
 
 
 
-def test_the_memo_path_refuses_a_dataset_as_planning_does(compose, arrays_dataset, monkeypatch):
+def test_the_memo_path_refuses_a_dataset_as_planning_does(compose, temp_dataset, monkeypatch):
     """A dataset whose preprocessing is refused raises the same PlanError with and without the memo, the layout's
     error first when both apply (the memo computes the preprocessing early, for its key); nothing is remembered."""
     import numpy as np
@@ -138,10 +121,10 @@ def test_the_memo_path_refuses_a_dataset_as_planning_does(compose, arrays_datase
         raise PlanError(f"dataset {ds.name!r}: preprocessing refused")
     monkeypatch.setattr(runner, "_dataset_prep", refused)
     X = np.random.default_rng(1).random((40, 4))
-    arrays_dataset("prep-refused", X, np.repeat([0, 1], 20))
+    temp_dataset("prep-refused", X, np.repeat([0, 1], 20))
     y = np.zeros(40, int)
     y[:2] = 1  # 2 minority samples: a 3-fold layout refuses it, before the preprocessing's refusal
-    arrays_dataset("layout-refused", X, y)
+    temp_dataset("layout-refused", X, y)
     for name, match in (("prep-refused", r"preprocessing refused"), ("layout-refused", r"smallest class has 2")):
         spec = compose("experiment=smoke", f"experiment.datasets=[{name}]")
         errors = []

@@ -9,42 +9,9 @@ import pandas as pd
 import pytest
 
 from randml_core.config import ConfigError
-from randml_core.data import DatasetSpec, register
-from randml_core.data.registry import unregister
-from randml_core.data.sources import LoadResult, Source
 from randml_core.runner import VOLATILE_COLUMNS, PlanError, make_plan, run
 from randml_core.results import load
 from randml_core.store import Store
-
-
-class ArraySource(Source):
-    kind = "synthetic"
-
-    def __init__(self, X, y):
-        self.X, self.y = X, y
-
-    def describe(self):
-        return "arrays made by the test"
-
-    def available(self):
-        return True
-
-    def load_detailed(self, name="<dataset>"):
-        return LoadResult(self.X, self.y, self.kind, self.describe())
-
-
-@pytest.fixture
-def temp_dataset():
-    names = []
-
-    def make(name, X, y):
-        register(DatasetSpec(name=name, task="binary", papers=(), sources=[ArraySource(X, y)], expected={},
-                             licence="n/a", citation="n/a"), replace=True)
-        names.append(name)
-        return name
-    yield make
-    for n in names:
-        unregister(n)
 
 
 def stable(frame):
