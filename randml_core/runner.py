@@ -816,6 +816,7 @@ class _Following:
     def __init__(self, spec: ExperimentSpec, plan: Plan, done_keys: set, scores: dict):
         self.spec, self.plan, self.done, self.scores = spec, plan, set(done_keys), scores
         self.rows: list[dict] = []
+        self.steps = 0
 
     def next(self) -> list:
         """``[(task id, task of its cells to compute)]``: the cells the searches need now, not computed yet."""
@@ -829,6 +830,10 @@ class _Following:
         todo = [(task, missing) for task in self.plan.tasks if (missing := [c for c in task.cells
                                                                             if c.key not in self.done])]
         self.plan.draw_splits({task.dataset for task, _ in todo})
+        self.steps += 1
+        if todo:
+            log.info("%s: search step %d: %d cell(s) planned from the results so far", self.spec.name, self.steps,
+                     sum(len(missing) for _, missing in todo))
         return [(task_id(c.key for c in task.cells), Task(task.dataset, task.split, missing)) for task, missing in todo]
 
 
