@@ -75,6 +75,23 @@ def spread(tables: dict, higher: bool) -> tuple[pd.DataFrame, list[str]]:
     return out, taus
 
 
+def _same_under_every_seed(spec, models: list[str]) -> list[str]:
+    """A line naming the columns whose settings no search seed changes (a grid, or a choice space no larger than the
+    search's n: every setting drawn under every seed), whose spread is 0 by construction."""
+    from ..search import grid_size, is_search, n_settings
+    same = []
+    for v in spec.variants:
+        if v.name not in models:
+            continue
+        size = grid_size(v.search["space"]) if is_search(v) else None
+        if not is_search(v) or (v.search["kind"] == "random" and size is not None and n_settings(v.search) >= size):
+            same.append(v.name)
+    if not same:
+        return []
+    return [f"- The same settings under every seed (a grid, or a choice space of at most the search's n settings, "
+            f"all drawn): {', '.join(sorted(same))}; their spread is 0 by construction."]
+
+
 def build(ctx) -> list:
     from ..search import search_seed
     from .generic import metrics_of
@@ -113,7 +130,7 @@ def build(ctx) -> list:
         lines.append(f"| {d['model']} | " + " | ".join(f"{d[f'mean_seed{s}']:.4f}" for s in tables)
                      + f" | {d['mean_spread']:.4f} | " + " | ".join(f"{d[f'rank_seed{s}']:.2f}" for s in tables)
                      + f" | {d['rank_spread']:.2f} | {d['largest_dataset_diff']:.4f} |")
-    lines += ["", *[f"- {t}" for t in taus], "",
+    lines += ["", *[f"- {t}" for t in taus], *_same_under_every_seed(spec, models), "",
               "A rank order that changes between seeds by more than the critical difference of the statistics file "
               "is an order the search's own randomness decides, not the models."]
     return [ctx.artefacts.write_text(stem.with_suffix(".md"), "\n".join(lines) + "\n"),
