@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 WORKERS = (1, 2, 16, 64, 256)
-SKIP = {"smoke", "leaderboard_quick", "elmboost_quick", "pri_quick"}
+SKIP = {"smoke", "tiny", "leaderboard_quick", "elmboost_quick", "pri_quick"}
 
 
 def _fmt(s: float) -> str:

@@ -7,10 +7,10 @@ import pytest
 def test_assumed_costs_fill_only_the_named_dataset(tmp_path, script):
     mod = script("predict_scale")
     empty = str(tmp_path / "store")
-    bare = mod.predict("smoke", empty)
-    assert bare["timed_tasks"] == 0 and bare["untimed"] == ["heart", "synthetic-binary"] and bare["assumed"] == {}
-    r = mod.predict("smoke", empty, assume={"heart": 10.0})
-    assert r["untimed"] == ["synthetic-binary"] and r["assumed"] == {"heart": 10.0}
+    bare = mod.predict("tiny", empty)
+    assert bare["timed_tasks"] == 0 and bare["untimed"] == ["heart", "wine"] and bare["assumed"] == {}
+    r = mod.predict("tiny", empty, assume={"heart": 10.0})
+    assert r["untimed"] == ["wine"] and r["assumed"] == {"heart": 10.0}
     n_heart = r["timed_tasks"]
     assert 0 < n_heart < r["tasks"]
     # hand-worked: n equal tasks of 10 s -> work 10 n; on 2 workers ceil(n / 2) rounds of 10 s
@@ -21,6 +21,6 @@ def test_assumed_costs_fill_only_the_named_dataset(tmp_path, script):
 def test_bad_assume_is_refused_before_any_work(capsys, script):
     mod = script("predict_scale")
     with pytest.raises(SystemExit) as e:
-        mod.main(["--only", "smoke", "--assume", "heart=10", "--out", "/nonexistent/never-written.md"])
+        mod.main(["--only", "tiny", "--assume", "heart=10", "--out", "/nonexistent/never-written.md"])
     assert e.value.code == 2
     assert "use NAME:DATASET=SECONDS" in capsys.readouterr().err

@@ -2,23 +2,31 @@
 import subprocess
 import warnings
 
+import pandas as pd
+
 
 def test_best_of_load_works_when_models_are_skipped_by_rule(tmp_path):
     """best(load(...)) raised ValueError as soon as a model was skipped by rule (binary-only models on wine), and with
-    include_failed=True the skipped cells counted as n_failed. Now the skipped entries say skipped, not failed."""
+    include_failed=True the skipped cells counted as n_failed. Now the skipped entries say skipped, not failed.
+    The engine's tiny experiment: LogReg-liblinear is binary-only by its scikit-learn tags (2 settings), kNN (3) and
+    SVC-rbf (4) handle wine's 3 classes."""
     from randml_core.results import IncompleteResultsWarning, best, load
     from randml_core.runner import run
     from randml_core.results import compose_spec
     over = ["experiment.datasets=[wine,heart]"]
-    s = run(compose_spec("smoke", over), str(tmp_path), n_jobs=1, progress=False)
-    assert s.skipped == 72 and s.failed == 0  # every smoke model is binary-only: all of wine is skipped by rule
+    s = run(compose_spec("tiny", over), str(tmp_path), n_jobs=1, progress=False)
+    assert s.skipped == 2 * 3 and s.failed == 0  # the 2 liblinear settings x 3 folds of wine, skipped by rule
     for include_failed in (False, True):
         with warnings.catch_warnings():
             warnings.simplefilter("error", IncompleteResultsWarning)
-            out = best(load("smoke", store_dir=tmp_path, overrides=over, include_failed=include_failed))
-        wine, heart = out[out.dataset == "wine"], out[out.dataset == "heart"]
-        assert len(wine) == 9 and wine.skipped.all() and (wine.n_failed == 0).all() and wine["mean"].isna().all()
-        assert len(heart) == 9 and not heart.skipped.any() and heart["mean"].between(0.5, 1).all()
+            out = best(load("tiny", store_dir=tmp_path, overrides=over, include_failed=include_failed))
+        wine, heart = out[out.dataset == "wine"].set_index("model"), out[out.dataset == "heart"]
+        assert sorted(wine.index) == ["LogReg-liblinear", "SVC-rbf", "kNN"] and len(heart) == 3
+        lib = wine.loc["LogReg-liblinear"]
+        assert lib.skipped and lib.n_failed == 0 and pd.isna(lib["mean"])
+        others = wine.drop(index="LogReg-liblinear")
+        assert not others.skipped.any() and (others.n_failed == 0).all() and others["mean"].between(0.5, 1).all()
+        assert not heart.skipped.any() and heart["mean"].between(0.5, 1).all()
         assert out.complete.all()
 
 
