@@ -50,15 +50,15 @@ def test_staged_json_carries_each_stage_correctness():
 
 
 def test_run_stores_outer_fold_correctness_and_recomputes_rows_without_it(compose, tmp_path):
-    args = ["experiment=smoke", "experiment.datasets=[heart]", "model=svm", "protocol.inner_splits=2",
-            "models.svm.grid.gamma=[1.0]", "models.svm.grid.C=[1.0]"]
+    args = ["experiment=tiny", "experiment.datasets=[heart]", "model=svc", "protocol.inner_splits=2",
+            "models.svc.grid.gamma=[1.0]", "models.svc.grid.C=[1.0]"]
     plain = compose(*args)
     first = run(plain, tmp_path, n_jobs=1, progress=False)
     assert first.computed == 3 * (1 + 2)  # 3 outer folds, 2 inner folds each
     spec = compose(*args, "+experiment.test_correct=true")
     again = run(spec, tmp_path, n_jobs=1, progress=False)
     assert again.computed == 3  # the outer rows stored without correctness, not the inner ones
-    frame = load("smoke", store_dir=tmp_path, all_configs=True, include_inner=True)
+    frame = load("tiny", store_dir=tmp_path, all_configs=True, include_inner=True)
     outer, inner = frame[frame.inner_fold < 0], frame[frame.inner_fold >= 0]
     assert len(outer) == 3 and inner["test_correct"].isna().all()
     for _, row in outer.iterrows():  # the stored vector's mean is the stored accuracy, row for row
@@ -69,4 +69,4 @@ def test_run_stores_outer_fold_correctness_and_recomputes_rows_without_it(compos
 def test_test_correct_must_be_a_bool(compose):
     from randml_core.config import ConfigError
     with pytest.raises(ConfigError, match="experiment.test_correct"):
-        compose("experiment=smoke", "+experiment.test_correct=3")
+        compose("experiment=tiny", "+experiment.test_correct=3")

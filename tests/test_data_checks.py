@@ -221,8 +221,8 @@ def test_bad_duplicates_value_is_refused_naming_key_value_and_choices(compose):
     msg = str(ei.value)
     assert "experiment.duplicates='dorp'" in msg and all(c in msg for c in ("keep", "drop", "group"))
     with pytest.raises(ConfigError, match="experiment.duplicates='dorp'.*keep.*drop.*group"):
-        compose("experiment=smoke", "+experiment.duplicates=dorp")
-    assert compose("experiment=smoke", "+experiment.duplicates=group").options["duplicates"] == "group"
+        compose("experiment=tiny", "+experiment.duplicates=dorp")
+    assert compose("experiment=tiny", "+experiment.duplicates=group").options["duplicates"] == "group"
 
 
 # --------------------------------------------------------------------------- overflow-safe scaling

@@ -188,7 +188,7 @@ def _table(n: int = 40) -> pd.DataFrame:
 
 
 def _cli(cmd: str, conf: Path, name: str, tmp_path: Path, **env) -> subprocess.CompletedProcess:
-    return _randml([cmd, "--config-dir", str(conf), "experiment=smoke", f"dataset={name}",
+    return _randml([cmd, "--config-dir", str(conf), "experiment=tiny", f"dataset={name}",
                     f"store_dir={tmp_path}/store", f"results_dir={tmp_path}/results", f"hydra.run.dir={tmp_path}/logs",
                     "n_jobs=1", "progress=false"], tmp_path, **env)
 
@@ -216,7 +216,7 @@ def test_a_ragged_csv_is_a_data_error_at_plan_and_run(tmp_path):
         assert res.returncode == 2, (cmd, res.stdout + res.stderr)
         assert "data error: dataset 'ragged'" in res.stderr and "ragged.yaml" in res.stderr
         assert "Expected 3 fields in line 9, saw 4" in res.stderr
-    assert not (tmp_path / "store" / "smoke").exists() or not list((tmp_path / "store" / "smoke").glob("part-*"))
+    assert not (tmp_path / "store" / "tiny").exists() or not list((tmp_path / "store" / "tiny").glob("part-*"))
 
 
 def test_a_card_that_needs_a_download_is_still_unavailable_exit_3(tmp_path):

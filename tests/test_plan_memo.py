@@ -126,7 +126,7 @@ def test_the_memo_path_refuses_a_dataset_as_planning_does(compose, temp_dataset,
     y[:2] = 1  # 2 minority samples: a 3-fold layout refuses it, before the preprocessing's refusal
     temp_dataset("layout-refused", X, y)
     for name, match in (("prep-refused", r"preprocessing refused"), ("layout-refused", r"smallest class has 2")):
-        spec = compose("experiment=smoke", f"experiment.datasets=[{name}]")
+        spec = compose("experiment=tiny", f"experiment.datasets=[{name}]")
         errors = []
         for memo in (False, True):
             with pytest.raises(PlanError, match=match) as info:

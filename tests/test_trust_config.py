@@ -175,8 +175,8 @@ def test_experiment_name_is_a_plain_name(tmp_path, cli_env, name):
 def test_hydra_callbacks_named_by_an_override_run_nothing(tmp_path, cli_env, target, args):
     """Hydra instantiates `hydra.callbacks` itself; only Hydra's and installed hydra_plugins may be named."""
     victim = tmp_path / "written"
-    out = subprocess.run([sys.executable, "-m", "randml_core", "plan", "experiment=smoke", "dataset=heart",
-                          "model=welm", f"+hydra.callbacks.x._target_={target}",
+    out = subprocess.run([sys.executable, "-m", "randml_core", "plan", "experiment=tiny", "dataset=heart",
+                          "model=knn", f"+hydra.callbacks.x._target_={target}",
                           f"+hydra.callbacks.x._args_={args.format(f=victim)}", f"hydra.run.dir={tmp_path}/logs"],
                          cwd=tmp_path, env=cli_env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 2, out.stderr[-2000:]
