@@ -127,7 +127,7 @@ def _cli(randml_cmd, cli_env, cwd, *args):
                           timeout=300)
 
 
-SMALL = ("experiment=smoke", "dataset=heart", "model=welm", "n_jobs=1", "progress=false")
+SMALL = ("experiment=tiny", "dataset=heart", "model=knn", "n_jobs=1", "progress=false")
 
 
 def _tree(root: Path) -> list[str]:
@@ -147,7 +147,7 @@ def test_sweep_jobs_get_the_hydra_snapshot_and_refused_jobs_leave_no_folder(tmp_
     job = sweep / "1"
     assert sorted(p.name for p in (job / ".hydra").iterdir()) == ["config.yaml", "hydra.yaml", "overrides.yaml"]
     assert "protocol.repeats=1" in (job / ".hydra" / "overrides.yaml").read_text()
-    assert "name: smoke" in (job / ".hydra" / "config.yaml").read_text()
+    assert "name: tiny" in (job / ".hydra" / "config.yaml").read_text()
     assert "cells to compute" in (job / "cli.log").read_text()
     # hydra.output_subdir on the command line is the user's choice
     done = _cli(randml_cmd, cli_env, tmp_path, "-m", *SMALL, store, "protocol.repeats=1", "hydra.output_subdir=null",

@@ -13,7 +13,7 @@ from randml_core.results import load
 from randml_core.runner import VOLATILE_COLUMNS, _Writer, run
 from randml_core.store import Store, StoreError
 
-SMALL = ("experiment=smoke", "dataset=heart", "model=lssvm", "protocol.repeats=4")  # 12 tasks x 4 cells
+SMALL = ("experiment=tiny", "dataset=heart", "model=svc", "protocol.repeats=4")  # 12 tasks x 4 cells (SVC-rbf)
 
 
 def _rows(store: Store) -> pd.DataFrame:
@@ -26,7 +26,7 @@ def test_batched_parts_hold_the_same_rows_as_a_part_per_task(compose, tmp_path):
     one = run(spec, str(tmp_path / "one"), n_jobs=1, progress=False, write_every=0)
     many = run(spec, str(tmp_path / "batched"), n_jobs=1, progress=False, write_every=3600)
     assert one.computed == many.computed == 48
-    per_task, batched = Store(tmp_path / "one", "smoke"), Store(tmp_path / "batched", "smoke")
+    per_task, batched = Store(tmp_path / "one", "tiny"), Store(tmp_path / "batched", "tiny")
     assert len(per_task.parts()) == 12
     # the first task is written at once (no part yet), the other 11 wait for the end of the run: 2 parts
     assert len(batched.parts()) == 2
@@ -87,16 +87,16 @@ def test_an_interrupted_run_writes_the_finished_tasks_that_wait(tmp_path, randml
             f"store_dir={store}", f"hydra.run.dir={tmp_path}/logs"]
     proc = subprocess.Popen(args, env=cli_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 120
-    while time.time() < deadline and not list((store / "smoke").glob("part-*.parquet")):
+    while time.time() < deadline and not list((store / "tiny").glob("part-*.parquet")):
         time.sleep(0.02)
-    first = len(pd.read_parquet(next((store / "smoke").glob("part-*.parquet"))))
+    first = len(pd.read_parquet(next((store / "tiny").glob("part-*.parquet"))))
     time.sleep(1.0)  # more tasks finish; with write_every=3600 they wait in memory
     proc.send_signal(signal.SIGTERM)
     proc.communicate(timeout=120)
-    stored = load("smoke", store_dir=store, all_configs=True)
+    stored = load("tiny", store_dir=store, all_configs=True)
     total = 300 * 3 * 4
     assert first == 4 and 4 < len(stored) < total, "the run must be interrupted after a few tasks"
-    assert len(list((store / "smoke").glob("part-*.parquet"))) == 2  # the waiting tasks: one part, at the interrupt
+    assert len(list((store / "tiny").glob("part-*.parquet"))) == 2  # the waiting tasks: one part, at the interrupt
     out = subprocess.run(args[:-3] + [f"store_dir={store}", f"hydra.run.dir={tmp_path}/logs2"], env=cli_env,
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
@@ -107,4 +107,4 @@ def test_write_every_must_be_seconds(tmp_path, randml_cmd, cli_env):
     out = subprocess.run([*randml_cmd, "run", *SMALL, "write_every=-1", f"store_dir={tmp_path}",
                           f"hydra.run.dir={tmp_path}/logs"], env=cli_env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 2 and "write_every=-1 is not a number of seconds >= 0" in out.stderr
-    assert not (tmp_path / "smoke").exists()
+    assert not (tmp_path / "tiny").exists()

@@ -25,14 +25,14 @@ from randml_core.results import load
 from randml_core.runner import run
 from randml_core.store import Store, StoreError
 
-SMALL = ("experiment=smoke", "dataset=heart", "model=lssvm")  # 3 folds x 4 cells, about a second
+SMALL = ("experiment=tiny", "dataset=heart", "model=svc")  # 3 folds x 4 cells (SVC-rbf: 2 gamma x 2 C), about a second
 
 
 @pytest.fixture
 def filled(compose, tmp_path):
     spec = compose(*SMALL)
     first = run(spec, tmp_path, n_jobs=1, progress=False, write_every=0)  # a part per task: three to corrupt
-    store = Store(tmp_path, "smoke")
+    store = Store(tmp_path, "tiny")
     assert len(store.parts()) == 3 and first.computed == 12
     return spec, store
 
@@ -70,8 +70,8 @@ def test_corrupt_part_is_quarantined_named_and_recomputed(filled, kind, caplog, 
     with caplog.at_level(logging.WARNING, logger="randml_core.store"):
         again = run(spec, tmp_path, n_jobs=1, progress=False)
     assert part.name in caplog.text and "quarantine" in caplog.text
-    assert again.computed == len(frame) == 4 and (tmp_path / "smoke" / "quarantine" / part.name).exists()
-    fresh = load("smoke", store_dir=tmp_path)
+    assert again.computed == len(frame) == 4 and (tmp_path / "tiny" / "quarantine" / part.name).exists()
+    fresh = load("tiny", store_dir=tmp_path)
     assert len(fresh) == fresh["key"].nunique() == 12
     assert fresh.set_index("key").loc[frame["key"], "gmean"].tolist() == frame["gmean"].tolist()
 
@@ -94,11 +94,11 @@ def test_flipped_byte_in_a_value_is_never_trusted(filled, tmp_path):
     before = pd.read_parquet(part)
     _flip_in_gmean_page(part)
     # every reader refuses it: load (reports and notebooks), status-style key reads, run
-    frame = Store(tmp_path, "smoke").read()
+    frame = Store(tmp_path, "tiny").read()
     assert not frame["key"].isin(before["key"]).any()
-    assert (tmp_path / "smoke" / "quarantine" / part.name).exists()
+    assert (tmp_path / "tiny" / "quarantine" / part.name).exists()
     assert run(spec, tmp_path, n_jobs=1, progress=False).computed == 4
-    assert load("smoke", store_dir=tmp_path).set_index("key").loc[before["key"], "gmean"].tolist() == \
+    assert load("tiny", store_dir=tmp_path).set_index("key").loc[before["key"], "gmean"].tolist() == \
         before["gmean"].tolist()
 
 
@@ -107,22 +107,22 @@ def test_checksum_is_verified_once_then_remembered_by_content_hash(filled, monke
     calls = []
     real = store_mod.rows_checksum
     monkeypatch.setattr(store_mod, "rows_checksum", lambda f: calls.append(1) or real(f))
-    Store(store.root, "smoke").read()
+    Store(store.root, "tiny").read()
     assert len(calls) == 3  # first read: every part's rows checked against their checksum
-    Store(store.root, "smoke").read(columns=["key", "status"])
+    Store(store.root, "tiny").read(columns=["key", "status"])
     assert len(calls) == 3  # remembered (.verified.json) by the SHA-256 of each file's bytes
     (store.dir / ".verified.json").unlink()
-    Store(store.root, "smoke").read(columns=["key", "status"])
+    Store(store.root, "tiny").read(columns=["key", "status"])
     assert len(calls) == 6
     part = store.parts()[0]
     data = part.read_bytes()
     part.unlink()
     part.write_bytes(data)  # same bytes, new inode and mtime: still the verified content
-    assert len(Store(store.root, "smoke").read()) == 12 and len(calls) == 6
+    assert len(Store(store.root, "tiny").read()) == 12 and len(calls) == 6
     flipped = bytearray(data)
     flipped[-20] ^= 0x01  # one bit of the footer (the thrift file metadata before its length and "PAR1")
     part.write_bytes(bytes(flipped))
-    assert len(Store(store.root, "smoke").read(columns=["key", "status"])) == 8  # detected, not trusted
+    assert len(Store(store.root, "tiny").read(columns=["key", "status"])) == 8  # detected, not trusted
     assert (store.dir / "quarantine" / part.name).exists()
 
 
@@ -131,7 +131,7 @@ def test_legacy_part_without_checksum_is_schema_checked_and_read(filled):
     part = store.parts()[0]
     frame = pd.read_parquet(part)
     pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), part)  # no randml metadata
-    assert len(Store(store.root, "smoke").read()) == 12
+    assert len(Store(store.root, "tiny").read()) == 12
 
 
 def test_malformed_rows_are_never_stored(tmp_path):
@@ -162,7 +162,7 @@ def test_read_only_store_reads_and_skips_a_bad_part(filled, caplog, monkeypatch,
     part.write_bytes(part.read_bytes()[:100])
     request.getfixturevalue("read_only")
     with caplog.at_level(logging.WARNING, logger="randml_core.store"):
-        frame = Store(store.root, "smoke").read()
+        frame = Store(store.root, "tiny").read()
     assert len(frame) == 8 and part.exists() and "not writable" in caplog.text and part.name in caplog.text
     with pytest.raises(StoreError, match="not writable.*store_dir="):
         run(spec, store.root, n_jobs=1, progress=False)  # refused before any work
@@ -212,7 +212,7 @@ def test_cleanup_removes_only_temps_of_dead_writers(tmp_path):
 
 def _compactor(root: str, rounds: int) -> None:
     """Another process: split the store into many parts and compact them again, over and over."""
-    st = Store(root, "smoke")
+    st = Store(root, "tiny")
     for _ in range(rounds):
         frame = st.read()
         for i in range(0, len(frame), 3):
@@ -227,7 +227,7 @@ def test_readers_and_compaction_in_parallel_lose_nothing(filled):
     proc.start()
     reads = 0
     while proc.is_alive() or reads < 5:
-        keys = set(Store(store.root, "smoke").read(columns=["key", "status"])["key"])
+        keys = set(Store(store.root, "tiny").read(columns=["key", "status"])["key"])
         assert keys == expected
         reads += 1
     proc.join()
@@ -261,7 +261,7 @@ def _alive(pid: int) -> bool:
 def test_workers_die_with_their_parent(tmp_path, randml_cmd, cli_env, sig, wait_workers):
     """n_jobs=2: after SIGTERM or SIGKILL of the run (while its workers compute, or while they are still
     starting up), no worker or resource tracker is left after 10 s."""
-    proc = subprocess.Popen([*randml_cmd, "run", "experiment=smoke", "protocol.repeats=30", "n_jobs=2",
+    proc = subprocess.Popen([*randml_cmd, "run", "experiment=tiny", "protocol.repeats=30", "n_jobs=2",
                              "progress=false", f"store_dir={tmp_path}/s", f"hydra.run.dir={tmp_path}/logs"],
                             env=cli_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
@@ -272,7 +272,7 @@ def test_workers_die_with_their_parent(tmp_path, randml_cmd, cli_env, sig, wait_
         time.sleep(0.2)
     assert len(kids) >= 3, "the run did not start its workers"
     if wait_workers:  # until a part is written: the workers are computing
-        while time.time() < deadline and not list((tmp_path / "s" / "smoke").glob("part-*.parquet")):
+        while time.time() < deadline and not list((tmp_path / "s" / "tiny").glob("part-*.parquet")):
             time.sleep(0.2)
     kids = _children(proc.pid)
     os.kill(proc.pid, sig)
@@ -289,12 +289,12 @@ def test_workers_die_with_their_parent(tmp_path, randml_cmd, cli_env, sig, wait_
 def test_ctrl_c_ends_with_a_message_and_exit_130_then_resumes(tmp_path, randml_cmd, cli_env):
     """SIGINT to a run (as Ctrl-C) while it computes: one line saying how to resume, no traceback, exit 130;
     the same command then computes only the cells that were not stored."""
-    args = [*randml_cmd, "run", "experiment=smoke", "protocol.repeats=30", "n_jobs=2", "progress=false",
+    args = [*randml_cmd, "run", "experiment=tiny", "protocol.repeats=30", "n_jobs=2", "progress=false",
             f"store_dir={tmp_path}/s", f"hydra.run.dir={tmp_path}/logs"]
     proc = subprocess.Popen(args, env=cli_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     deadline = time.time() + 90
-    while time.time() < deadline and not list((tmp_path / "s" / "smoke").glob("part-*.parquet")):
+    while time.time() < deadline and not list((tmp_path / "s" / "tiny").glob("part-*.parquet")):
         time.sleep(0.2)
     os.kill(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=60)
