@@ -15,8 +15,8 @@ nbclient = pytest.importorskip("nbclient", reason="nbclient is in the dev extra:
 
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOK = REPO / "notebooks" / "explore_results.ipynb"
-RUN = ["experiment=smoke", "dataset=heart", "protocol.inner_splits=2"]
-OVERRIDES = ["protocol.inner_splits=2"]  # the smoke config with inner folds (heart is its only stored set)
+RUN = ["experiment=tiny", "dataset=heart", "protocol.inner_splits=2"]
+OVERRIDES = ["protocol.inner_splits=2"]  # the tiny config with inner folds (heart is its only stored set)
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +29,7 @@ def store(tmp_path_factory):
         cfg = compose(config_name="config", overrides=RUN)
     root = tmp_path_factory.mktemp("nbstore")
     summary = run(build_spec(OmegaConf.to_container(cfg, resolve=True)), root, n_jobs=1, progress=False)
-    assert summary.computed == 216 and summary.failed == 0  # 24 settings x 3 outer folds x (1 + 2 inner)
+    assert summary.computed == 81 and summary.failed == 0  # 9 settings x 3 outer folds x (1 + 2 inner)
     return root
 
 
@@ -47,9 +47,9 @@ def run_notebook(params: str, tail: str, cwd: Path) -> tuple[dict, list]:
 
 
 def execute(store: Path, cwd: Path) -> tuple[dict, list]:
-    """The notebook on the smoke store, its tables, selections and paired summary printed as JSON."""
-    params = (f"EXPERIMENT = 'smoke'\nOVERRIDES = {OVERRIDES!r}\nSTORE_DIR = {str(store)!r}\n"
-              "MODELS = ('EEM-rbf', 'WELM-rbf')\nMETRIC = 'gmean'")
+    """The notebook on the tiny store, its tables, selections and paired summary printed as JSON."""
+    params = (f"EXPERIMENT = 'tiny'\nOVERRIDES = {OVERRIDES!r}\nSTORE_DIR = {str(store)!r}\n"
+              "MODELS = ('kNN', 'SVC-rbf')\nMETRIC = 'gmean'")
     return run_notebook(params,
                         "import json\nrows = lambda t: [[d, m, v] for (d, m), v in t.stack().items()]\n"
                         "print(json.dumps({'table': rows(table), 'nested': rows(nested_table), "
@@ -60,9 +60,9 @@ def test_notebook_runs_and_matches_independent_selections(store, tmp_path, monke
     # the kernel must import this checkout's randml_core, from another working directory
     monkeypatch.setenv("PYTHONPATH", str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     out, cells = execute(store, tmp_path)
-    raw = pd.concat([pd.read_parquet(p) for p in sorted((store / "smoke").glob("part-*.parquet"))])
+    raw = pd.concat([pd.read_parquet(p) for p in sorted((store / "tiny").glob("part-*.parquet"))])
     outer = raw[raw["inner_fold"] == -1]
-    assert out["n_rows"] == len(outer) == 72
+    assert out["n_rows"] == len(outer) == 27  # 9 settings x 3 outer folds
     means = outer.groupby(["dataset", "model", "params_json"])["gmean"].mean()
     # the paper's rule: per (dataset, model) the setting with the largest outer mean
     best_mean = means.groupby(level=["dataset", "model"]).max()
@@ -73,7 +73,7 @@ def test_notebook_runs_and_matches_independent_selections(store, tmp_path, monke
     # nested: per outer fold the setting with the best inner mean (ties: first in sorted order)
     inner = raw[raw["inner_fold"] >= 0].groupby(["model", "fold", "params_json"])["gmean"].mean()
     nested = {(d, m): v for d, m, v in out["nested"]}
-    for model in ("EEM-rbf", "SVM-rbf", "LS-SVM-rbf"):
+    for model in ("kNN", "SVC-rbf", "LogReg-liblinear"):
         scores = []
         for fold in range(3):
             s = inner.loc[(model, fold)]
@@ -84,9 +84,9 @@ def test_notebook_runs_and_matches_independent_selections(store, tmp_path, monke
     # paired comparison: each model at its best-mean setting, same folds
     picks = means.groupby(level=["dataset", "model"]).idxmax()
     fold_scores = {m: outer[(outer.model == m) & (outer.params_json == picks[("heart", m)][2])]
-                   .set_index("fold")["gmean"] for m in ("EEM-rbf", "WELM-rbf")}
-    assert out["paired"]["heart"] == pytest.approx((fold_scores["EEM-rbf"] - fold_scores["WELM-rbf"]).mean())
-    assert out["param"] == "p_n_hidden"
+                   .set_index("fold")["gmean"] for m in ("kNN", "SVC-rbf")}
+    assert out["paired"]["heart"] == pytest.approx((fold_scores["kNN"] - fold_scores["SVC-rbf"]).mean())
+    assert out["param"] == "p_n_neighbors"
     # the plot cell drew a figure
     plot = next(c for c in cells if "errorbar" in c.source)
     assert any("image/png" in o.get("data", {}) for o in plot.outputs)
@@ -126,21 +126,21 @@ def test_notebook_runs_on_a_users_regression_store_with_one_setting_per_model_an
 
 
 def test_a_two_axis_grid_is_drawn_one_curve_per_value_of_the_other_axis(store, tmp_path):
-    """EEKM-rbf's grid has two axes (n_hidden, gamma): the curve over the first is drawn once per value of the other,
-    never pooled over it, and the title says so; the means equal the raw parts' per (gamma, n_hidden)."""
+    """SVC-rbf's grid has two axes (gamma, C): the curve over the first is drawn once per value of the other,
+    never pooled over it, and the title says so; the means equal the raw parts' per (gamma, C)."""
     out, _ = run_notebook(
-        f"EXPERIMENT = 'smoke'\nOVERRIDES = {OVERRIDES!r}\nSTORE_DIR = {str(store)!r}\n"
-        "MODELS = ('EEKM-rbf', 'EEM-rbf')\nMETRIC = 'gmean'",
+        f"EXPERIMENT = 'tiny'\nOVERRIDES = {OVERRIDES!r}\nSTORE_DIR = {str(store)!r}\n"
+        "MODELS = ('SVC-rbf', 'kNN')\nMETRIC = 'gmean'",
         "import json\nprint(json.dumps({'param': param, 'others': others, 'labels': curve_labels,"
         " 'title': ax.get_title(), 'curve': curve[[*others, param, 'mean']].values.tolist()}))", tmp_path)
-    assert sorted([out["param"], *out["others"]]) == ["p_gamma", "p_n_hidden"] and len(out["others"]) == 1
+    assert sorted([out["param"], *out["others"]]) == ["p_C", "p_gamma"] and len(out["others"]) == 1
     other = out["others"][0][2:]
     assert len(out["labels"]) == 2 and all(f"{other}=" in label for label in out["labels"])
     assert out["title"].endswith(f"one curve per dataset and {other}")
-    raw = pd.concat([pd.read_parquet(p) for p in sorted((store / "smoke").glob("part-*.parquet"))])
-    outer = raw[(raw.model == "EEKM-rbf") & (raw.inner_fold < 0) & (raw.status == "ok")]
+    raw = pd.concat([pd.read_parquet(p) for p in sorted((store / "tiny").glob("part-*.parquet"))])
+    outer = raw[(raw.model == "SVC-rbf") & (raw.inner_fold < 0) & (raw.status == "ok")]
     params = outer["params_json"].map(json.loads)
-    means = outer.assign(g=params.map(lambda p: p["gamma"]), h=params.map(lambda p: p["n_hidden"])) \
+    means = outer.assign(g=params.map(lambda p: p["gamma"]), h=params.map(lambda p: p["C"])) \
         .groupby(["g", "h"])["gmean"].mean()
     for o, x, m in out["curve"]:
         g, h = (o, x) if out["others"] == ["p_gamma"] else (x, o)
