@@ -15,7 +15,7 @@ from randml_core.config import ConfigError
 from randml_core.runner import VOLATILE_COLUMNS, make_plan, run
 from randml_core.store import Store
 
-SMALL = ("experiment=smoke", "dataset=heart", "protocol.repeats=2")  # 6 tasks, 144 cells
+SMALL = ("experiment=tiny", "dataset=heart", "protocol.repeats=2")  # 2 repeats x 3 folds = 6 tasks x 9 cells = 54
 local_tcp = pytest.mark.allow_hosts(["127.0.0.1"])  # pytest-socket: sockets on, connections to 127.0.0.1 only
 os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
 
@@ -31,20 +31,20 @@ def installed(module):
 
 @pytest.fixture(scope="module")
 def loky_frame(tmp_path_factory):
-    """The reference: the small smoke run on loky with 2 worker processes."""
+    """The reference: the tiny run (heart) on loky with 2 worker processes."""
     from hydra import compose, initialize_config_dir
     from omegaconf import OmegaConf
     from randml_core.config import build_spec
     with initialize_config_dir(config_dir=str(Path(__file__).resolve().parent.parent / "conf"), version_base="1.3"):
         spec = build_spec(OmegaConf.to_container(compose(config_name="config", overrides=list(SMALL)), resolve=True))
     store = tmp_path_factory.mktemp("loky")
-    assert run(spec, str(store), n_jobs=2, progress=False).computed == 144
-    return stable(Store(store, "smoke").read())
+    assert run(spec, str(store), n_jobs=2, progress=False).computed == 54
+    return stable(Store(store, "tiny").read())
 
 
 def check_equal(frame, loky_frame, store: Path):
-    assert len(frame) == 144 and stable(frame).equals(loky_frame)
-    assert list((store / "smoke" / "leases").glob("*.lease")) == []
+    assert len(frame) == 54 and stable(frame).equals(loky_frame)
+    assert list((store / "tiny" / "leases").glob("*.lease")) == []
 
 
 # -- bit-identical frames -------------------------------------------------------------------------
@@ -52,8 +52,8 @@ def check_equal(frame, loky_frame, store: Path):
 @pytest.mark.skipif(not installed("distributed"), reason="dask is not installed: pip install -e '.[dask]'")
 def test_dask_local_cluster_stores_lokys_frame(compose, tmp_path, loky_frame):
     s = run(compose(*SMALL, "backend=dask"), str(tmp_path), n_jobs=2, progress=False, backend="dask")
-    assert (s.computed, s.failed) == (144, 0)
-    check_equal(Store(tmp_path, "smoke").read(), loky_frame, tmp_path)
+    assert (s.computed, s.failed) == (54, 0)
+    check_equal(Store(tmp_path, "tiny").read(), loky_frame, tmp_path)
 
 
 @pytest.mark.slow
@@ -69,8 +69,8 @@ def test_dask_existing_cluster_by_address(compose, tmp_path, loky_frame):
         with Client(cluster) as client:  # this cluster's scheduler ran the run's tasks
             prefixes = client.run_on_scheduler(lambda dask_scheduler: sorted(dask_scheduler.task_prefixes))
         assert any("_as_under_loky" in p for p in prefixes), prefixes
-    assert s.computed == 144
-    check_equal(Store(tmp_path, "smoke").read(), loky_frame, tmp_path)
+    assert s.computed == 54
+    check_equal(Store(tmp_path, "tiny").read(), loky_frame, tmp_path)
 
 
 @local_tcp
@@ -78,9 +78,9 @@ def test_dask_existing_cluster_by_address(compose, tmp_path, loky_frame):
 def test_ray_local_cluster_stores_lokys_frame(compose, tmp_path, loky_frame):
     import ray
     s = run(compose(*SMALL, "backend=ray"), str(tmp_path), n_jobs=2, progress=False, backend="ray")
-    assert (s.computed, s.failed) == (144, 0)
+    assert (s.computed, s.failed) == (54, 0)
     assert not ray.is_initialized()  # the run's own local Ray is shut down
-    check_equal(Store(tmp_path, "smoke").read(), loky_frame, tmp_path)
+    check_equal(Store(tmp_path, "tiny").read(), loky_frame, tmp_path)
 
 
 # -- refused before any work ----------------------------------------------------------------------
@@ -148,11 +148,11 @@ def _alive(pid: int) -> bool:
 @pytest.mark.skipif(not installed("distributed"), reason="dask is not installed: pip install -e '.[dask]'")
 def test_dask_workers_die_with_a_killed_run(tmp_path, randml_cmd, cli_env):
     """SIGKILL of a backend=dask run while its local workers compute: no worker is left after 10 s."""
-    proc = subprocess.Popen([*randml_cmd, "run", "experiment=smoke", "protocol.repeats=30", "backend=dask",
+    proc = subprocess.Popen([*randml_cmd, "run", "experiment=tiny", "protocol.repeats=30", "backend=dask",
                              "n_jobs=2", "progress=false", f"store_dir={tmp_path}/s", f"hydra.run.dir={tmp_path}/logs"],
                             env=cli_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.time() + 120
-    while time.time() < deadline and not list((tmp_path / "s" / "smoke").glob("part-*.parquet")):
+    while time.time() < deadline and not list((tmp_path / "s" / "tiny").glob("part-*.parquet")):
         time.sleep(0.2)
     kids = _children(proc.pid)
     assert len(kids) >= 2, "the run did not start its dask workers"

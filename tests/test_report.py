@@ -170,17 +170,17 @@ def test_a_committed_report_from_a_store_without_its_cells_refuses_and_keeps_the
     folder is allowed, and so is a plan whose every set needs a download (no cells to look for)."""
     from randml_core.report import build_report, scratch_dir
     from randml_core.store import StoreError
-    spec = compose("experiment=smoke")
-    snapshot = tmp_path / "res" / "tables" / "smoke.md"
+    spec = compose("experiment=tiny")  # heart 9 + wine 9 settings (2 skipped by rule) a fold, 3 folds: 54 cells
+    snapshot = tmp_path / "res" / "tables" / "tiny.md"
     snapshot.parent.mkdir(parents=True)
     snapshot.write_text("committed numbers\n")
-    with pytest.raises(StoreError, match=r"has none of the 144 cells of 'smoke'.*left as they are.*randml run "
-                                         r"experiment=smoke"):
+    with pytest.raises(StoreError, match=r"has none of the 54 cells of 'tiny'.*left as they are.*randml run "
+                                         r"experiment=tiny"):
         build_report(spec, str(tmp_path / "empty"), str(tmp_path / "res"), committed=True)
     assert snapshot.read_text() == "committed numbers\n" and len(list(snapshot.parent.iterdir())) == 1
     paths = build_report(spec, str(tmp_path / "empty"), str(tmp_path / "res"), committed=False)
-    assert paths and all(scratch_dir(tmp_path / "res", "smoke") in p.parents for p in paths)
-    offline = compose("experiment=smoke", "experiment.datasets=[arrhythmia]")  # online only, not cached in tests
+    assert paths and all(scratch_dir(tmp_path / "res", "tiny") in p.parents for p in paths)
+    offline = compose("experiment=tiny", "experiment.datasets=[arrhythmia]")  # online only, not cached in tests
     assert build_report(offline, str(tmp_path / "empty"), str(tmp_path / "res2"), committed=True)
 
 
@@ -190,16 +190,16 @@ def test_a_committed_report_from_a_partial_store_goes_to_scratch_and_keeps_the_s
     scratch folder with one line naming N of M cells, and the committed files keep their bytes."""
     from randml_core.report import build_report, scratch_dir
     from randml_core.runner import run
-    run(compose("experiment=smoke", "dataset=heart"), str(tmp_path / "store"), n_jobs=1, progress=False)
-    snapshot = tmp_path / "res" / "tables" / "smoke.md"
+    run(compose("experiment=tiny", "dataset=heart"), str(tmp_path / "store"), n_jobs=1, progress=False)
+    snapshot = tmp_path / "res" / "tables" / "tiny.md"
     snapshot.parent.mkdir(parents=True)
     snapshot.write_bytes(b"committed numbers\n")
     capsys.readouterr()
-    paths = build_report(compose("experiment=smoke"), str(tmp_path / "store"), str(tmp_path / "res"), committed=True)
+    paths = build_report(compose("experiment=tiny"), str(tmp_path / "store"), str(tmp_path / "res"), committed=True)
     err = capsys.readouterr().err
-    assert "randml report: smoke: 72 of 144 cells stored: the artefacts go to the scratch folder" in err
+    assert "randml report: tiny: 27 of 54 cells stored: the artefacts go to the scratch folder" in err
     assert snapshot.read_bytes() == b"committed numbers\n"
-    assert paths and all(scratch_dir(tmp_path / "res", "smoke") in p.parents for p in paths)
-    run(compose("experiment=smoke"), str(tmp_path / "store"), n_jobs=1, progress=False)  # complete: the snapshot
-    paths = build_report(compose("experiment=smoke"), str(tmp_path / "store"), str(tmp_path / "res"), committed=True)
+    assert paths and all(scratch_dir(tmp_path / "res", "tiny") in p.parents for p in paths)
+    run(compose("experiment=tiny"), str(tmp_path / "store"), n_jobs=1, progress=False)  # complete: the snapshot
+    paths = build_report(compose("experiment=tiny"), str(tmp_path / "store"), str(tmp_path / "res"), committed=True)
     assert snapshot.read_bytes() != b"committed numbers\n" and snapshot in paths
