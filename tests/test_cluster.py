@@ -18,7 +18,7 @@ from randml_core.planview import describe_plan, lpt_makespan, run_summary
 from randml_core.runner import VOLATILE_COLUMNS, PlanError, make_plan, parse_shard, run, shard_tasks
 from randml_core.store import Store
 
-SMALL = ("experiment=smoke", "dataset=heart")
+SMALL = ("experiment=tiny", "dataset=heart")  # 3 folds x 9 cells (kNN 3, SVC-rbf 4, LogReg-liblinear 2) a repeat
 
 
 def stable(frame):
@@ -26,7 +26,7 @@ def stable(frame):
     return frame[cols].sort_values("key").reset_index(drop=True)
 
 
-def part_keys(store_dir: Path, experiment="smoke") -> list[str]:
+def part_keys(store_dir: Path, experiment="tiny") -> list[str]:
     """Every key of every parquet part file (read with pyarrow, not through Store: duplicates show)."""
     keys = []
     for p in sorted((store_dir / experiment).glob("part-*.parquet")):
@@ -120,13 +120,13 @@ def test_run_waits_for_a_task_leased_by_another_live_run(compose, tmp_path):
     first = plan.tasks[0]
     # the other run's result for the first task, computed beforehand in another store
     run(spec, str(tmp_path / "ref"), progress=False)
-    ref = Store(tmp_path / "ref", "smoke").read()
+    ref = Store(tmp_path / "ref", "tiny").read()
     theirs = ref[ref["key"].isin({c.key for c in first.cells})]
-    other = Leases(tmp_path / "s" / "smoke" / "leases")
+    other = Leases(tmp_path / "s" / "tiny" / "leases")
     assert other.acquire(task_id(c.key for c in first.cells))
 
     def finish():
-        Store(tmp_path / "s", "smoke").write(theirs)
+        Store(tmp_path / "s", "tiny").write(theirs)
         other.release(task_id(c.key for c in first.cells))
     timer = threading.Timer(1.5, finish)
     timer.start()
@@ -137,7 +137,7 @@ def test_run_waits_for_a_task_leased_by_another_live_run(compose, tmp_path):
     assert s.computed == total - len(first.cells) and s.cached == len(first.cells)
     keys = part_keys(tmp_path / "s")
     assert len(keys) == len(set(keys)) == total
-    assert list((tmp_path / "s" / "smoke" / "leases").glob("*.lease")) == []
+    assert list((tmp_path / "s" / "tiny" / "leases").glob("*.lease")) == []
 
 
 def test_part_written_right_after_the_runs_store_read_is_not_recomputed(compose, tmp_path, monkeypatch):
@@ -146,7 +146,7 @@ def test_part_written_right_after_the_runs_store_read_is_not_recomputed(compose,
     spec = compose(*SMALL, "protocol.repeats=1")
     plan = make_plan(spec)
     run(spec, str(tmp_path / "ref"), progress=False)
-    ref = Store(tmp_path / "ref", "smoke").read()
+    ref = Store(tmp_path / "ref", "tiny").read()
     first = {c.key for c in plan.tasks[0].cells}
     real_read = Store.read
     written = []
@@ -154,20 +154,20 @@ def test_part_written_right_after_the_runs_store_read_is_not_recomputed(compose,
     def read_then_other_run_writes(self, columns=None, ordered=True):
         frame = real_read(self, columns, ordered)
         if not written and self.root == tmp_path / "s":
-            written.append(Store(tmp_path / "s", "smoke").write(ref[ref["key"].isin(first)]))
+            written.append(Store(tmp_path / "s", "tiny").write(ref[ref["key"].isin(first)]))
         return frame
-    Store(tmp_path / "s", "smoke").write(ref[ref["key"].isin({c.key for c in plan.tasks[1].cells})])
+    Store(tmp_path / "s", "tiny").write(ref[ref["key"].isin({c.key for c in plan.tasks[1].cells})])
     monkeypatch.setattr(Store, "read", read_then_other_run_writes)
     s = run(spec, str(tmp_path / "s"), progress=False)
-    assert written and s.computed == 24 and s.cached == 48  # task 1 stored before, task 0 by the other run
+    assert written and s.computed == 9 and s.cached == 18  # task 1 stored before, task 0 by the other run
     keys = part_keys(tmp_path / "s")
-    assert len(keys) == len(set(keys)) == 72
+    assert len(keys) == len(set(keys)) == 27  # 3 tasks x 9 cells
 
 
 def test_run_takes_over_dead_owners_leases(compose, tmp_path):
     spec = compose(*SMALL, "protocol.repeats=1")
     plan = make_plan(spec)
-    leases = tmp_path / "smoke" / "leases"
+    leases = tmp_path / "tiny" / "leases"
     pid = dead_pid()
     for t in plan.tasks:
         write_lease(leases / f"{task_id(c.key for c in t.cells)}.lease", pid, time.time())
@@ -195,9 +195,9 @@ def test_sharded_runs_fill_the_store_with_the_plain_runs_frame(compose, tmp_path
     spec = compose(*SMALL, "protocol.repeats=2")
     run(spec, str(tmp_path / "plain"), progress=False)
     n = [run(spec, str(tmp_path / "sharded"), progress=False, shard=f"{i}/3").computed for i in range(3)]
-    assert n == [48, 48, 48]  # 6 tasks of 24 cells, two per shard
-    plain, sharded = Store(tmp_path / "plain", "smoke").read(), Store(tmp_path / "sharded", "smoke").read()
-    assert len(part_keys(tmp_path / "sharded")) == 144
+    assert n == [18, 18, 18]  # 6 tasks of 9 cells, two per shard
+    plain, sharded = Store(tmp_path / "plain", "tiny").read(), Store(tmp_path / "sharded", "tiny").read()
+    assert len(part_keys(tmp_path / "sharded")) == 54
     assert stable(plain).equals(stable(sharded))
 
 
@@ -215,7 +215,7 @@ randml_core.cli.main(sys.argv[2:])
 
 
 def test_two_concurrent_runs_compute_every_cell_once(tmp_path, cli_env, compose):
-    # 24 tasks of about 0.1 s: long enough that both runs compute some after the barrier
+    # 8 repeats x 3 folds = 24 tasks x 9 cells = 216 (a fraction of a second each): both runs may compute some
     store, go = tmp_path / "store", tmp_path / "go"
     args = ["run", *SMALL, "protocol.repeats=8", "n_jobs=1", "progress=false", f"store_dir={store}"]
     procs = [subprocess.Popen([sys.executable, "-c", BARRIER, str(go), *args, f"hydra.run.dir={tmp_path}/log{i}"],
@@ -227,19 +227,19 @@ def test_two_concurrent_runs_compute_every_cell_once(tmp_path, cli_env, compose)
     assert [p.returncode for p in procs] == [0, 0], [o[1][-2000:] for o in outs]
     planned = {c.key for _, c in make_plan(compose(*SMALL, "protocol.repeats=8")).cells()}
     keys = part_keys(store)
-    assert len(keys) == len(set(keys)) == len(planned) == 576 and set(keys) == planned
+    assert len(keys) == len(set(keys)) == len(planned) == 216 and set(keys) == planned
     computed = [int(o[1].split("randml run: computed ")[1].split()[0]) for o in outs]
     # every cell computed once in all (how the tasks interleave between the two runs is up to the
     # scheduler: on a loaded machine one run may take them all; the lease tests cover the hand-over)
-    assert sum(computed) == 576, computed
-    assert all("randml run: smoke: 576 cells in 24 tasks; " in o[1] for o in outs)  # the summary line
-    assert list((store / "smoke" / "leases").glob("*.lease")) == []
+    assert sum(computed) == 216, computed
+    assert all("randml run: tiny: 216 cells in 24 tasks; " in o[1] for o in outs)  # the summary line
+    assert list((store / "tiny" / "leases").glob("*.lease")) == []
 
 
 def test_run_summary_counts_what_is_stored_and_what_is_left_in_the_shard(compose):
     plan = make_plan(compose(*SMALL, "protocol.repeats=2"))
     tasks, total = plan.tasks, sum(len(t.cells) for t in plan.tasks)
-    head = f"randml run: smoke: {total} cells in {len(tasks)} tasks"
+    head = f"randml run: tiny: {total} cells in {len(tasks)} tasks"
     assert run_summary(plan, None, tasks, 1) == (
         head + "; all to compute; no time prediction (no stored task time for heart)")
     assert run_summary(plan, None, [], 1) == head + "; all stored, nothing to compute"
@@ -258,14 +258,14 @@ def test_killed_runs_task_is_picked_up_by_the_next_run(tmp_path, randml_cmd, cli
     store = tmp_path / "store"
     args = [*randml_cmd, "run", *SMALL, "protocol.repeats=4", "n_jobs=1", "progress=false",
             f"store_dir={store}", f"hydra.run.dir={tmp_path}/logs"]
-    leases = store / "smoke" / "leases"
+    leases = store / "tiny" / "leases"
     ids = {task_id(c.key for c in t.cells): {c.key for c in t.cells}
            for t in make_plan(compose(*SMALL, "protocol.repeats=4")).tasks}
     for _attempt in range(5):  # kill it while it computes a task (not between writing a part and freeing its lease)
         proc = subprocess.Popen(args, env=cli_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                 start_new_session=True)
         deadline, n0 = time.time() + 120, len(part_keys(store))
-        while time.time() < deadline and len(part_keys(store)) < n0 + 24:  # one more task stored
+        while time.time() < deadline and len(part_keys(store)) < n0 + 9:  # one more task (9 cells) stored
             time.sleep(0.01)
         time.sleep(0.02 * _attempt)
         os.killpg(proc.pid, signal.SIGKILL)
@@ -282,9 +282,9 @@ def test_killed_runs_task_is_picked_up_by_the_next_run(tmp_path, randml_cmd, cli
     assert out.returncode == 0, out.stderr
     # the killed run's task (leased, not stored) was computed by the next run, which took its lease over
     assert ids[left[0].stem] <= set(part_keys(store))
-    assert f"computed {288 - before} cells" in out.stderr
+    assert f"computed {108 - before} cells" in out.stderr  # 4 repeats x 3 folds x 9 cells
     keys = part_keys(store)
-    assert len(keys) == len(set(keys)) == 288
+    assert len(keys) == len(set(keys)) == 108
     assert list(leases.glob("*.lease")) == []
 
 
@@ -300,7 +300,7 @@ def test_lpt_makespan_hand_worked():
 def test_plan_predicts_wall_time_from_stored_task_times(compose, tmp_path):
     run(compose(*SMALL, "protocol.repeats=1"), str(tmp_path), progress=False)
     secs = {}
-    for p in (tmp_path / "smoke").glob("part-*.parquet"):  # a part holds the tasks finished in a second
+    for p in (tmp_path / "tiny").glob("part-*.parquet"):  # a part holds the tasks finished in a second
         t = pq.read_table(p, columns=["dataset", "repeat", "fold", "inner_fold", "task_seconds"]).to_pylist()
         for r in t:
             assert secs.setdefault((r["dataset"], r["repeat"], r["fold"], r["inner_fold"]), r["task_seconds"]) \
@@ -310,11 +310,11 @@ def test_plan_predicts_wall_time_from_stored_task_times(compose, tmp_path):
     from randml_core.planview import _fmt
     spec = compose(*SMALL, "protocol.repeats=2")  # 3 tasks stored, 3 to run
     text = describe_plan(spec, str(tmp_path), workers=2)
-    assert "heart: 6 task(s), 144 cells: 72 stored, 0 failed, 72 missing in 3 task(s)" in text
+    assert "heart: 6 task(s), 54 cells: 27 stored, 0 failed, 27 missing in 3 task(s)" in text
     assert f"predicted wall time on 2 worker(s): {_fmt(2 * median)} (work {_fmt(3 * median)}" in text
     assert f"on 1 worker(s): {_fmt(3 * median)}" in describe_plan(spec, str(tmp_path), workers=1)
     shard = describe_plan(spec, str(tmp_path), workers=1, shard="1/2")
-    assert "total: 72 cells in 3 tasks (shard 1/2 of 144 cells in 6 tasks)" in shard
+    assert "total: 27 cells in 3 tasks (shard 1/2 of 54 cells in 6 tasks)" in shard
 
 
 def test_plan_cli_takes_workers(tmp_path, randml_cmd, cli_env):
@@ -346,12 +346,12 @@ def test_launcher_sweep_fills_one_store_like_a_plain_run(launcher, module, tmp_p
                          timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     keys = part_keys(store)
-    assert len(keys) == len(set(keys)) == 144
+    assert len(keys) == len(set(keys)) == 54  # 2 repeats x 3 folds x 9 cells
     run(compose(*SMALL, "protocol.repeats=2"), str(tmp_path / "plain"), progress=False)
-    plain, swept = Store(tmp_path / "plain", "smoke").read(), Store(store, "smoke").read()
+    plain, swept = Store(tmp_path / "plain", "tiny").read(), Store(store, "tiny").read()
     assert stable(plain).equals(stable(swept))
     # the jobs ran in two processes (Hydra's basic launcher would run both in one): two writer pids
-    assert len({p.name.split("-")[3] for p in (store / "smoke").glob("part-*.parquet")}) == 2
+    assert len({p.name.split("-")[3] for p in (store / "tiny").glob("part-*.parquet")}) == 2
 
 
 def test_a_lone_run_lists_the_store_a_bounded_number_of_times(compose, tmp_path, monkeypatch):
@@ -371,7 +371,7 @@ def test_a_lone_run_lists_the_store_a_bounded_number_of_times(compose, tmp_path,
     n_tasks = len(make_plan(spec, splits=False).tasks)
     s = run(spec, str(tmp_path / "alone"), progress=False)
     assert n_tasks >= 8 and s.computed and counts == [1]
-    leases = tmp_path / "other" / "smoke" / "leases"
+    leases = tmp_path / "other" / "tiny" / "leases"
     leases.mkdir(parents=True)
     (leases / ".owner-0123456789abcdef.lock").write_text("another run")
     run(spec, str(tmp_path / "other"), progress=False)
