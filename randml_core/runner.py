@@ -779,7 +779,8 @@ def _run_round(spec: ExperimentSpec, store_root: str, n_jobs: int = 1, progress:
                 writer.add(tid, rows)
                 _count(counts, rows, follow)
                 bar.update(len(rows))
-            writer.flush()  # before the stored check of the deferred tasks (another run's may be ours)
+            if deferred:  # their stored check reads the store: this run's rows first (another run's may be ours)
+                writer.flush()  # (a followed search's next step needs no flush: the writer batches its rows)
             pending = [(tid, rest) for tid, task in deferred if (rest := claims.unstored(task)) is not None]
             if not pending and follow is not None and (pending := follow.next()):  # the searches' next cells
                 claims.plan = follow.plan
