@@ -200,37 +200,44 @@ def _child_cpu() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
-def optuna_speed(work: Path) -> list[str]:
+def optuna_speed(work: Path, rounds: int = 5) -> list[str]:
     conf = work / "opt_conf"
     (conf / "model").mkdir(parents=True, exist_ok=True)
     (conf / "experiment").mkdir(exist_ok=True)
     (conf / "model" / "svc.yaml").write_text(OPTUNA_MODEL)
     (conf / "experiment" / "opt.yaml").write_text(OPTUNA_EXPERIMENT)
-    load_avg = _load()
-    c0 = _child_cpu()
-    out = subprocess.run([*RANDML, "run", "--config-dir", str(conf), "experiment=opt", "n_jobs=1", "progress=false",
-                          f"store_dir={work}/opt_store", f"hydra.run.dir={work}/opt_logs"], capture_output=True,
-                         text=True, env={**os.environ, "RANDML_OFFLINE": "1"})
-    ours_cpu = _child_cpu() - c0
-    m = re.search(r"computed (\d+) cells .* in ([\d.]+) s", out.stderr)
-    if out.returncode != 0 or m is None:
-        raise SystemExit(f"randml run (optuna) failed:\n{out.stderr[-2000:]}")
-    c0 = _child_cpu()
-    plain = subprocess.run([sys.executable, "-c", PLAIN_OPTUNA], capture_output=True, text=True, check=True,
-                           env={**os.environ, "RANDML_OFFLINE": "1"})
-    theirs_cpu = _child_cpu() - c0
-    theirs_loop = float(plain.stdout.strip().splitlines()[-1])
+    env = {**os.environ, "RANDML_OFFLINE": "1"}
+    ours, theirs, loads = [], [], []
+    for r in range(rounds):  # interleaved: a machine's slow minute falls on both
+        loads.append(_load())
+        c0 = _child_cpu()
+        out = subprocess.run([*RANDML, "run", "--config-dir", str(conf), "experiment=opt", "n_jobs=1", "progress=false",
+                              f"store_dir={work}/opt_store{r}", f"hydra.run.dir={work}/opt_logs{r}"], capture_output=True,
+                             text=True, env=env)
+        cpu = _child_cpu() - c0
+        m = re.search(r"computed (\d+) cells .* in ([\d.]+) s", out.stderr)
+        if out.returncode != 0 or m is None:
+            raise SystemExit(f"randml run (optuna) failed:\n{out.stderr[-2000:]}")
+        ours.append((cpu, float(m.group(2)), int(m.group(1))))
+        c0 = _child_cpu()
+        plain = subprocess.run([sys.executable, "-c", PLAIN_OPTUNA], capture_output=True, text=True, check=True, env=env)
+        theirs.append((_child_cpu() - c0, float(plain.stdout.strip().splitlines()[-1])))
+    med = lambda xs: statistics.median(xs)  # noqa: E731
+    ours_cpu, theirs_cpu = med([o[0] for o in ours]), med([t[0] for t in theirs])
+    per_round = sorted(t[0] / o[0] for o, t in zip(ours, theirs))
     return ["## 4. Sequential search: randml's optuna against plain optuna", "",
             f"SVC, C and gamma log-uniform, TPE, 20 trials on each of {', '.join(OPTUNA_SETS)} (10 folds each, "
-            f"{m.group(1)} cells), one process each (n_jobs=1); load average {load_avg}.", "",
+            f"{ours[0][2]} cells), one process each (n_jobs=1); medians of {rounds} interleaved rounds, each into a "
+            f"fresh store; load average at each round's start: {', '.join(loads)}.", "",
             "| | CPU seconds, whole process | the search's own seconds (plain: CPU of its loop; randml: the run's wall "
             "time) |", "|---|---:|---:|",
-            f"| plain optuna (study.optimize over 10-fold scores) | {theirs_cpu:.1f} | {theirs_loop:.1f} |",
+            f"| plain optuna (study.optimize over 10-fold scores) | {theirs_cpu:.1f} | {med([t[1] for t in theirs]):.1f} |",
             f"| randml run (each trial a keyed, resumable cell; the trials followed inside one round) | {ours_cpu:.1f} | "
-            f"{float(m.group(2)):.1f} |", "",
-            f"randml at **{theirs_cpu / ours_cpu:.2f}x** plain optuna's CPU (whole processes, imports included; goal "
-            f"(issue 44): >= 0.75x). Each trial's cells are planned from the rows the round computed (no store read, full "
-            "plan or compaction per trial); the run ends with one round that reads the store and plans whole.", ""]
+            f"{med([o[1] for o in ours]):.1f} |", "",
+            f"randml at **{theirs_cpu / ours_cpu:.2f}x** plain optuna's CPU (ratio of the medians; per round "
+            f"{per_round[0]:.2f}x to {per_round[-1]:.2f}x; whole processes, imports included; goal (issue 44): >= 0.75x). "
+            "Each trial's cells are planned from the rows the round computed (no store read, full plan or compaction "
+            "per trial); the run ends with one round that reads the store and plans whole.", ""]
 
 
 def load_speed() -> list[str]:
