@@ -411,3 +411,29 @@ def test_the_seed_report_names_the_columns_no_seed_changes_and_the_committed_spr
     assert "EEM-rbf, RF-bal, WELM-rbf;" in line
     got = pd.read_csv(REPO / "results" / "tables" / "leaderboard_search_seeds.csv")
     assert sorted(got.loc[got["largest_dataset_diff"] == 0, "model"]) == ["EEM-rbf", "RF-bal", "WELM-rbf"]
+
+
+def test_a_run_stopped_between_followed_trials_resumes_with_the_same_trials(tmp_path, monkeypatch, runs):
+    """Ctrl-C while a round follows its search (here after its first step): the finished trials' rows are stored
+    (the writer flushes on the way out), and the next run plans from them and ends with the uninterrupted run's rows."""
+    from randml_core import runner, search
+    real, steps = runner._Following.next, []
+
+    def stop_at_the_second_step(self):
+        if len(steps) == 1:
+            steps.append(len(self.done) + len(self.rows))  # every cell computed so far (the store was empty)
+            raise KeyboardInterrupt
+        steps.append(1)
+        return real(self)
+    monkeypatch.setattr(runner._Following, "next", stop_at_the_second_step)
+    search._STUDIES.clear()
+    spec = _spec("optuna")
+    with pytest.raises(KeyboardInterrupt):
+        run(spec, str(tmp_path), n_jobs=1, progress=False)
+    stored = len(Store(tmp_path, spec.store).read())
+    assert stored == steps[-1] and 0 < stored < runs["optuna", "a"][1].computed  # all computed, none of the rest
+    monkeypatch.undo()
+    search._STUDIES.clear()
+    rest = run(spec, str(tmp_path), n_jobs=1, progress=False)
+    assert (rest.cached, rest.computed) == (stored, runs["optuna", "a"][1].computed - stored)
+    pd.testing.assert_frame_equal(_stored(spec, tmp_path), _stored(spec, runs["optuna", "a"][0]))
