@@ -27,7 +27,7 @@ from randml_core.runner import run
 from randml_core.store import Store, StoreError, rows_checksum
 
 REPO = Path(randml_core.__file__).resolve().parent.parent
-SMALL = ("experiment=smoke", "dataset=heart", "model=lssvm")  # 3 tasks (parts) x 4 cells
+SMALL = ("experiment=tiny", "dataset=heart", "model=svc")  # 3 tasks (parts) x 4 cells (SVC-rbf: 2 gamma x 2 C)
 
 
 def _spec():
@@ -49,8 +49,8 @@ def ran(tmp_path_factory):
 
 
 def _copy(ran: Path, root: Path) -> Store:
-    shutil.copytree(ran / "smoke", root / "smoke", ignore=shutil.ignore_patterns("leases"))
-    return Store(root, "smoke")
+    shutil.copytree(ran / "tiny", root / "tiny", ignore=shutil.ignore_patterns("leases"))
+    return Store(root, "tiny")
 
 
 @pytest.fixture
@@ -111,28 +111,28 @@ def test_renaming_gmean_by_one_bit_after_verification_is_caught_by_the_next_stat
     """The issue's probe: a part verified once, then one bit of the column name ``gmean`` in its footer
     rots (same inode, size and mtime). ``status`` / ``run`` read only key and status: the part must not
     count as done, at every place the name is stored in the footer."""
-    part = sorted((ran / "smoke").glob("part-*.parquet"))[0]
+    part = sorted((ran / "tiny").glob("part-*.parquet"))[0]
     data = part.read_bytes()
     hits = [m.start() for m in re.finditer(b"gmean", data) if m.start() >= _footer_start(data)]
     assert len(hits) >= 2  # the parquet schema and the pandas / arrow metadata
     for i, pos in enumerate(hits):
         st = _copy(ran, tmp_path / str(i))
-        assert len(Store(st.root, "smoke").read()) == 12  # verified (and remembered)
+        assert len(Store(st.root, "tiny").read()) == 12  # verified (and remembered)
         _rot(st.dir / part.name, pos)  # 'g' -> 'f': the column is now 'fmean'
         assert _status_keys(st).isdisjoint(_keys(part)), f"footer byte {pos}: part still counted as done"
         assert _quarantined(st, st.dir / part.name)
-        assert Store(st.root, "smoke").read()["gmean"].notna().all()
+        assert Store(st.root, "tiny").read()["gmean"].notna().all()
 
 
 def test_a_bit_flipped_anywhere_in_a_verified_part_is_detected_on_the_next_read(ran, tmp_path):
     """48 one-bit flips spread over the whole file (data pages, footer, magic bytes), each in a fresh
     copy of a verified store: every one is detected by the next column-subset read and quarantined."""
-    part = sorted((ran / "smoke").glob("part-*.parquet"))[1]
+    part = sorted((ran / "tiny").glob("part-*.parquet"))[1]
     size = part.stat().st_size
     missed = []
     for i, pos in enumerate(np.linspace(0, size - 1, 48).astype(int)):
         st = _copy(ran, tmp_path / str(i))
-        Store(st.root, "smoke").read(columns=["key", "status"])  # verified
+        Store(st.root, "tiny").read(columns=["key", "status"])  # verified
         _rot(st.dir / part.name, int(pos), 1 << (i % 8))
         if not (_status_keys(st).isdisjoint(_keys(part)) and _quarantined(st, st.dir / part.name)):
             missed.append(int(pos))
@@ -163,10 +163,10 @@ def test_a_part_without_metadata_and_without_a_column_is_refused_and_recomputed(
     frame = pd.read_parquet(part)
     _write(part, frame.drop(columns=[column]), meta=False)
     with caplog.at_level("WARNING", logger="randml_core.store"):
-        assert _status_keys(store) == set(Store(store.root, "smoke").read()["key"])
+        assert _status_keys(store) == set(Store(store.root, "tiny").read()["key"])
     assert _quarantined(store, part) and column in caplog.text and part.name in caplog.text
     assert run(_spec(), str(store.root), n_jobs=1, progress=False).computed == 4
-    again = Store(store.root, "smoke").read()
+    again = Store(store.root, "tiny").read()
     assert len(again) == 12 and again.set_index("key").loc[frame["key"], "gmean"].tolist() == frame["gmean"].tolist()
 
 
@@ -176,7 +176,7 @@ def test_a_whole_part_without_metadata_whose_cells_all_failed_is_still_read(stor
     frame = pd.read_parquet(part).assign(status="failed", error="ValueError: x", gmean=None,
                                          balanced_accuracy=None, accuracy=None)
     _write(part, frame, meta=False)
-    got = Store(store.root, "smoke").read().set_index("key")
+    got = Store(store.root, "tiny").read().set_index("key")
     assert len(got) == 12 and (got.loc[frame["key"], "status"] == "failed").all()
     assert got.loc[frame["key"], "gmean"].isna().all() and not (store.dir / "quarantine").exists()
 
@@ -206,7 +206,7 @@ def test_a_directory_named_like_a_part_is_an_error_not_a_quarantine(store):
     odd = store.dir / "part-20260101T000000-host-1-dir.parquet"
     odd.mkdir()
     with pytest.raises(StoreError, match=re.escape(odd.name) + ".*directory"):
-        Store(store.root, "smoke").read()
+        Store(store.root, "tiny").read()
     assert odd.is_dir() and not (store.dir / "quarantine").exists()
 
 
@@ -227,7 +227,7 @@ _READ = """
 import sys
 from randml_core.store import Store, StoreError
 try:
-    print("rows", len(Store(sys.argv[1], "smoke").read()))
+    print("rows", len(Store(sys.argv[1], "tiny").read()))
 except StoreError as exc:
     print("StoreError", exc)
 """
@@ -247,7 +247,7 @@ def test_a_part_that_cannot_be_opened_for_permission_is_an_error_never_quarantin
     assert out.stdout.startswith("StoreError") and part.name in out.stdout and "ermission" in out.stdout, \
         out.stdout + out.stderr[-2000:]
     assert part.exists() and not (store.dir / "quarantine").exists()
-    assert len(Store(store.root, "smoke").read()) == 12
+    assert len(Store(store.root, "tiny").read()) == 12
 
 
 _EMFILE = """
@@ -256,7 +256,7 @@ import pandas as pd, pyarrow.parquet as pq
 from randml_core.store import Store, StoreError
 root, mode = sys.argv[1], sys.argv[2]
 # warm up what pandas and pyarrow import lazily (an import needs a file too), without the store's reader
-pd.DataFrame(columns=["key"]), [pq.read_table(p).to_pandas() for p in glob.glob(root + "/smoke/part-*.parquet")]
+pd.DataFrame(columns=["key"]), [pq.read_table(p).to_pandas() for p in glob.glob(root + "/tiny/part-*.parquet")]
 held, real_parts = [], Store.parts
 
 def parts(self):  # once the parts are listed, every file descriptor of the process is taken
@@ -274,7 +274,7 @@ def parts(self):  # once the parts are listed, every file descriptor of the proc
     return out
 Store.parts = parts
 try:
-    result = "rows %d" % len(Store(root, "smoke").read())
+    result = "rows %d" % len(Store(root, "tiny").read())
 except StoreError as exc:
     result = "StoreError %s" % exc
 for fd in held[32:] if mode == "freed" else held:
@@ -299,10 +299,10 @@ def test_out_of_memory_while_verifying_is_an_error_never_a_quarantine(store, mon
         raise MemoryError
     monkeypatch.setattr(store_mod, "rows_checksum", no_memory)
     with pytest.raises(StoreError, match="part-.*out of memory"):
-        Store(store.root, "smoke").read()
+        Store(store.root, "tiny").read()
     monkeypatch.undo()
     assert len(store.parts()) == 3 and not (store.dir / "quarantine").exists()
-    assert len(Store(store.root, "smoke").read()) == 12
+    assert len(Store(store.root, "tiny").read()) == 12
 
 
 # -- item 11: one rule for which duplicate row wins --------------------------------------------------------
@@ -322,7 +322,7 @@ def test_every_read_keeps_the_same_row_per_key_whatever_the_time_zone_and_part_n
     failure); k3 ok twice, stamped 12:00+05:00 (07:00 UTC) and 08:00+00:00 -> the 08:00 UTC row, though
     its text sorts first; k4 failed twice -> the later UTC failure. Full reads and key/status reads agree,
     in every time zone, whichever part's file name sorts first."""
-    base = Store(store.root, "smoke").read().head(4).reset_index(drop=True)
+    base = Store(store.root, "tiny").read().head(4).reset_index(drop=True)
     k = base["key"].tolist()
     a = base.assign(status=["failed", "ok", "ok", "failed"], gmean=[np.nan, 0.21, 0.31, np.nan],
                     error=["a1", None, None, "a4"], timestamp=["2026-01-01T10:00:00+00:00"] * 2
@@ -335,13 +335,13 @@ def test_every_read_keeps_the_same_row_per_key_whatever_the_time_zone_and_part_n
     old_tz = os.environ.get("TZ")
     try:
         for i, (name_a, name_b) in enumerate([(late, early), (early, late)]):
-            st = Store(tmp_path / str(i), "smoke")
+            st = Store(tmp_path / str(i), "tiny")
             for frame, name in ((a, name_a), (b, name_b)):
                 st.write(frame).rename(st.dir / name)
             for tz in ("UTC", "America/Los_Angeles", "Asia/Kolkata", "Pacific/Kiritimati"):
                 _set_tz(tz)
-                full = Store(st.root, "smoke").read()
-                sub = Store(st.root, "smoke").read(columns=["key", "status", "gmean", "error"], ordered=False)
+                full = Store(st.root, "tiny").read()
+                sub = Store(st.root, "tiny").read(columns=["key", "status", "gmean", "error"], ordered=False)
                 for got in (full, sub):
                     seen = {r.key: (r.status, None if pd.isna(r.gmean) else r.gmean, r.error if isinstance(r.error, str)
                                     else None) for r in got.itertuples()}
@@ -387,7 +387,7 @@ def slow(table, where, **kw):
     print("written", flush=True)
     sys.stdin.read()  # the parent runs cleanup_temp now
 sm.pq.write_table = slow
-print(sm.Store(sys.argv[1], "smoke").write(pd.read_parquet(sys.argv[2])).name, flush=True)
+print(sm.Store(sys.argv[1], "tiny").write(pd.read_parquet(sys.argv[2])).name, flush=True)
 """
 
 
@@ -406,7 +406,7 @@ def test_a_real_writer_holds_its_temp_until_it_is_renamed(store, tmp_path):
         writer.stdin.close()
     name = writer.stdout.readline().strip()
     assert writer.wait(timeout=60) == 0 and (store.dir / name).exists()
-    assert len(Store(store.root, "smoke").read()) == 12 and not list(store.dir.glob(".*.tmp"))
+    assert len(Store(store.root, "tiny").read()) == 12 and not list(store.dir.glob(".*.tmp"))
 
 
 # -- the four mutants that survived tests/test_store_faults.py ---------------------------------------------
@@ -432,7 +432,7 @@ def test_mutant_page_checksums_off_at_read_a_legacy_part_s_flipped_value_is_caug
                    compression="none", use_dictionary=False)
     _rot(part, _gmean_page_byte(part), 0x01)
     assert pd.read_parquet(part)["gmean"].tolist() != frame["gmean"].tolist()  # unchecked, a wrong value
-    got = Store(store.root, "smoke").read()
+    got = Store(store.root, "tiny").read()
     assert len(got) == 8 and not got["key"].isin(frame["key"]).any() and _quarantined(store, part)
 
 
@@ -445,7 +445,7 @@ def test_mutant_duplicate_key_check_off(store):
         store.write(twice)
     part = store.parts()[1]
     _write(part, pd.concat([pd.read_parquet(part), pd.read_parquet(part).head(1).assign(gmean=0.0)]))
-    assert len(Store(store.root, "smoke").read()) == 8 and _quarantined(store, part)
+    assert len(Store(store.root, "tiny").read()) == 8 and _quarantined(store, part)
 
 
 def test_mutant_schema_check_on_read_off(store, caplog):
@@ -455,7 +455,7 @@ def test_mutant_schema_check_on_read_off(store, caplog):
     frame = pd.read_parquet(part)
     _write(part, frame.assign(fold=frame["fold"].astype(str)))
     with caplog.at_level("WARNING", logger="randml_core.store"):
-        got = Store(store.root, "smoke").read()
+        got = Store(store.root, "tiny").read()
     assert len(got) == 8 and _quarantined(store, part) and "'fold'" in caplog.text
 
 
@@ -481,8 +481,8 @@ def test_read_columns_equals_the_full_read_with_and_without_pandas(store, monkey
     """The pyarrow path (every part verified before) and the full read give the same rows; a key stored in two
     parts takes the full read's dedupe rule (ok wins over a later failure)."""
     cols = ["key", "status", "dataset", "gmean", "task_seconds"]
-    full = Store(store.root, "smoke").read(columns=cols, ordered=False)
-    fast = Store(store.root, "smoke")
+    full = Store(store.root, "tiny").read(columns=cols, ordered=False)
+    fast = Store(store.root, "tiny")
     calls = []
     monkeypatch.setattr(Store, "read", lambda self, *a, **k: calls.append(1) or full)
     got = fast.read_columns(cols)
@@ -490,20 +490,20 @@ def test_read_columns_equals_the_full_read_with_and_without_pandas(store, monkey
     assert got == {c: full[c].tolist() for c in cols}
     monkeypatch.undo()
     again = full.head(2)  # the same two keys again in a new part: failed, and stamped later
-    Store(store.root, "smoke").write(Store(store.root, "smoke").read().set_index("key").loc[again["key"]]
+    Store(store.root, "tiny").write(Store(store.root, "tiny").read().set_index("key").loc[again["key"]]
                                      .reset_index().assign(status="failed", gmean=np.nan,
                                                            timestamp="2100-01-01T00:00:00+00:00"))
-    st = Store(store.root, "smoke")
+    st = Store(store.root, "tiny")
     st.read()  # verify the new part
-    got = Store(store.root, "smoke").read_columns(["key", "status", "gmean"])
-    want = Store(store.root, "smoke").read(columns=["key", "status", "gmean"], ordered=False)
+    got = Store(store.root, "tiny").read_columns(["key", "status", "gmean"])
+    want = Store(store.root, "tiny").read(columns=["key", "status", "gmean"], ordered=False)
     assert sorted(zip(got["key"], got["status"])) == sorted(zip(want["key"], want["status"]))
     assert dict(zip(got["key"], got["status"]))[again["key"].iloc[0]] == "ok"
-    assert Store(store.root, "smoke").keys() == set(want["key"])
+    assert Store(store.root, "tiny").keys() == set(want["key"])
 
 
 def test_a_param_column_that_mixes_kinds_across_parts_compacts(store):
-    """SVC's ``gamma: scale`` beside LS-SVM's ``gamma: 0.1``: each part alone is one parquet type (strings in one,
+    """SVC's ``gamma: scale`` beside a grid's ``gamma: 0.1``: each part alone is one parquet type (strings in one,
     floats in the others), the merged part of a compaction mixed them and pyarrow refused it (a leaderboard run
     died at its compaction). The merged p_gamma holds JSON text; params_json, the keys and the scores are kept."""
     before = store.read(ordered=False)
