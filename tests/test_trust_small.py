@@ -53,13 +53,16 @@ def test_a_users_report_never_writes_into_the_projects_committed_results(tmp_pat
 
 
 def test_a_grid_override_is_applied_under_profile_quick_not_dropped(tmp_path, cli_env):
-    common = ["experiment=eem_table4", "profile=quick", "dataset=heart", "model=lssvm", f"store_dir={tmp_path}/s",
+    common = ["experiment=tiny", "profile=quick", "dataset=heart", "model=svc", f"store_dir={tmp_path}/s",
               f"hydra.run.dir={tmp_path}/logs"]
-    plan = _cli(["plan", *common, "models.lssvm.grid.C=[2.0,5.0]"], tmp_path, cli_env)
+    quick = _cli(["plan", *common], tmp_path, cli_env)
+    assert quick.returncode == 0, quick.stderr[-2000:]
+    assert "1 setting(s): C=[1.0], gamma=[0.1]" in quick.stdout  # conf/model/svc.yaml's quick grid, not tiny's
+    plan = _cli(["plan", *common, "models.svc.grid.C=[2.0,5.0]"], tmp_path, cli_env)
     assert plan.returncode == 0, plan.stderr[-2000:]
-    assert "C=[2.0, 5.0]" in plan.stdout  # the quick grid's C is [1.0, 100.0]
-    bad = _cli(["plan", *common, "models.lssvm.grid.C=[-1.0,5.0]"], tmp_path, cli_env)
-    assert bad.returncode == 2 and "models.lssvm.grid.C=-1.0" in bad.stderr
+    assert "2 setting(s): C=[2.0, 5.0], gamma=[0.1]" in plan.stdout
+    bad = _cli(["plan", *common, "models.svc.grid.C=[-1.0,5.0]"], tmp_path, cli_env)
+    assert bad.returncode == 2 and "models.svc.grid.C=-1.0" in bad.stderr
 
 
 def test_rmse_near_the_float_limit_is_finite_and_exact_and_ordinary_values_keep_their_bits():
@@ -102,16 +105,16 @@ store.Store.write = write
 
 
 def test_a_full_disk_is_its_own_exit_code_with_one_line(tmp_path, cli_env):
-    out = _cli(["run", "experiment=smoke", "dataset=synthetic-binary", "model=welm", "n_jobs=1", "progress=false",
+    out = _cli(["run", "experiment=tiny", "dataset=heart", "model=knn", "n_jobs=1", "progress=false",
                 f"store_dir={tmp_path}/store", f"hydra.run.dir={tmp_path}/logs"], tmp_path, cli_env, _NO_SPACE)
     assert out.returncode == 4, out.stderr[-3000:]
     assert "no space left on the device" in out.stderr and "Traceback" not in out.stderr
 
 
 def test_a_file_where_the_store_needs_a_directory_is_a_path_error(tmp_path, cli_env):
-    (tmp_path / "store" / "smoke").mkdir(parents=True)
-    (tmp_path / "store" / "smoke" / "leases").write_text("not a directory")
-    out = _cli(["run", "experiment=smoke", "dataset=synthetic-binary", "model=welm", "n_jobs=1", "progress=false",
+    (tmp_path / "store" / "tiny").mkdir(parents=True)
+    (tmp_path / "store" / "tiny" / "leases").write_text("not a directory")
+    out = _cli(["run", "experiment=tiny", "dataset=heart", "model=knn", "n_jobs=1", "progress=false",
                 f"store_dir={tmp_path}/store", f"hydra.run.dir={tmp_path}/logs"], tmp_path, cli_env)
     assert out.returncode == 2, out.stderr[-3000:]
     assert "cannot use the path" in out.stderr and "leases" in out.stderr and "Traceback" not in out.stderr
