@@ -365,13 +365,13 @@ def test_every_registered_dataset_has_a_card_that_composes(compose):
 
     cards = set(SHIPPED_CARDS)
     assert set(list_datasets()) <= cards, f"no card: {sorted(set(list_datasets()) - cards)}; run scripts/cards.py"
-    assert compose("experiment=smoke", "dataset=srbct", raw=True)["dataset"]["name"] == "srbct"  # the fixture's way
+    assert compose("experiment=tiny", "dataset=srbct", raw=True)["dataset"]["name"] == "srbct"  # the fixture's way
     with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
         for name in list_datasets():
-            cfg = OmegaConf.to_container(hcompose(config_name="config", overrides=["experiment=smoke",
+            cfg = OmegaConf.to_container(hcompose(config_name="config", overrides=["experiment=tiny",
                                                                                   f"dataset={name}"]), resolve=True)
             assert cfg["dataset"]["name"] == name and cfg["dataset"]["task"] == get_spec(name).task
-            assert cfg["experiment"]["name"] == "smoke"
+            assert cfg["experiment"]["name"] == "tiny"
 
 
 def test_hydra_config_dirs_find_a_user_dir_and_its_card_registers(csv_conf, compose):
@@ -379,7 +379,7 @@ def test_hydra_config_dirs_find_a_user_dir_and_its_card_registers(csv_conf, comp
 
     with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
         cfg = hcompose(config_name="config", return_hydra_config=True,
-                       overrides=[f"hydra.searchpath=[file://{csv_conf}]", "experiment=smoke", "dataset=tumours"])
+                       overrides=[f"hydra.searchpath=[file://{csv_conf}]", "experiment=tiny", "dataset=tumours"])
     assert hydra_config_dirs(cfg.hydra) == [*shipped_config_dirs(), csv_conf.resolve()]  # searchpath: appended
     assert cfg.dataset.name == "tumours" and cfg.dataset.source.kind == "csv"
     assert register_cards(hydra_config_dirs(cfg.hydra)) == ["tumours"]
