@@ -1,7 +1,8 @@
 """Every config value is checked before any work: the message names the key, the bad value and the fix.
 
 The cases are the ones a user reported (LS-SVM C=-1 and EEKM gamma=-1 were stored as ok; n_hidden=2.5
-was fitted as 2 under another key; the others failed only after work started, or not at all)."""
+was fitted as 2 under another key; the others failed only after work started, or not at all), here on the engine's
+tiny experiment (kNN, SVC-rbf, LogReg-liblinear); the EEM models' own cases: experiments/eem/tests/test_config_checks_eem.py."""
 import subprocess
 
 import pytest
@@ -11,13 +12,13 @@ from randml_core.models import EEM, LSSVM
 from randml_core.params import ParamError, check_params
 
 BAD = [
-    ("models.lssvm.grid.C=[-1.0]", "models.lssvm.grid.C=-1.0", "range"),
-    ("models.eekm.grid.gamma=[-1.0]", "models.eekm.grid.gamma=-1.0", "range"),
-    ("models.eem.grid.n_hidden=[2.5]", "models.eem.grid.n_hidden=2.5", "int"),
-    ("models.eem.grid.n_hidden=[abc]", "models.eem.grid.n_hidden='abc'", "int"),
-    ("models.eem.variants.EEM-sig.activation=bogus", "models.eem.variants.EEM-sig.activation='bogus'", "sig"),
-    ("experiment.svm_max_iter=abc", "experiment.svm_max_iter='abc'", "integer"),
-    ("experiment.svm_max_iter=0", "experiment.svm_max_iter=0", "positive"),
+    ("models.svc.grid.C=[-1.0]", "models.svc.grid.C=-1.0", "range"),
+    ("models.svc.grid.gamma=[-1.0]", "models.svc.grid.gamma=-1.0", "range"),
+    ("models.knn.grid.n_neighbors=[2.5]", "models.knn.grid.n_neighbors=2.5", "int"),
+    ("models.knn.grid.n_neighbors=[abc]", "models.knn.grid.n_neighbors='abc'", "int"),
+    ("+models.svc.variants.SVC-rbf.kernel=bogus", "models.svc.variants.SVC-rbf.kernel='bogus'", "linear"),
+    ("+experiment.svm_max_iter=abc", "experiment.svm_max_iter='abc'", "integer"),  # tiny sets none: added
+    ("+experiment.svm_max_iter=0", "experiment.svm_max_iter=0", "positive"),
     ("n_jobs=0", "n_jobs=0", "-1"),
     ("protocol.inner_splits=1", "protocol.inner_splits=1", ">= 2"),
     ("retry_failed=maybe", "retry_failed='maybe'", "true or false"),
@@ -25,21 +26,21 @@ BAD = [
     ("+experiment.preprocessing=minmx", "experiment.preprocessing='minmx'", "did you mean 'minmax'"),
     ("+protocol.test_size=1.5", "protocol.test_size=1.5", "between 0 and 1"),
     ("experiment.datasets=[heart,heart]", "'heart' more than once", "once"),
-    ("models.svm.grid.C=[1.0,1.0]", "lists a value twice", "twice"),
+    ("models.svc.grid.C=[1.0,1.0]", "lists a value twice", "twice"),
 ]
 
 
 @pytest.mark.parametrize("override,names,hint", BAD, ids=[b[0] for b in BAD])
 def test_bad_value_is_refused_with_key_and_hint(compose, override, names, hint):
     with pytest.raises(ConfigError) as ei:
-        compose("experiment=smoke", override)
+        compose("experiment=tiny", override)
     msg = str(ei.value)
     assert names in msg and hint in msg, msg
 
 
 def test_valid_values_pass_and_integral_floats_are_not_truncated(compose):
-    spec = compose("experiment=smoke", "models.eem.grid.n_hidden=[10,30]", "n_jobs=-1")
-    assert {s["n_hidden"] for v in spec.variants if v.family == "eem" for s in v.settings()} == {10, 30}
+    spec = compose("experiment=tiny", "models.knn.grid.n_neighbors=[10,30]", "n_jobs=-1")
+    assert {s["n_neighbors"] for v in spec.variants if v.name == "kNN" for s in v.settings()} == {10, 30}
 
 
 def test_check_params_uses_declared_constraints_then_default_types():
@@ -73,17 +74,17 @@ def test_estimators_refuse_the_same_values_in_fit():
 
 def test_cli_refuses_before_any_work(tmp_path, randml_cmd, cli_env):
     store = tmp_path / "store"
-    res = subprocess.run([*randml_cmd, "run", "experiment=smoke", "models.lssvm.grid.C=[-1.0]",
+    res = subprocess.run([*randml_cmd, "run", "experiment=tiny", "models.svc.grid.C=[-1.0]",
                           f"store_dir={store}", f"hydra.run.dir={tmp_path}/logs"],
                          env=cli_env, capture_output=True, text=True, timeout=120)
-    assert res.returncode == 2 and "models.lssvm.grid.C=-1.0" in res.stderr, res.stderr
+    assert res.returncode == 2 and "models.svc.grid.C=-1.0" in res.stderr, res.stderr
     assert not store.exists()  # nothing computed, nothing stored
 
 
 UNKNOWN = [
     ("+experiment.bogus=1", "experiment.bogus is not a known experiment key"),
-    ("+models.svm.bogus=1", "models.svm.bogus is not a model config key"),
-    ("+models.svm.quick.n_hidden=[3]", "models.svm.quick.n_hidden replaces no axis"),
+    ("+models.svc.bogus=1", "models.svc.bogus is not a model config key"),
+    ("+models.svc.quick.n_neighbors=[3]", "models.svc.quick.n_neighbors replaces no axis"),
     ("+profile.grid_overrides.C=[1.0]", "profile.grid_overrides is not a profile key"),
     ("+experiment.cell_timeout=-5", "experiment.cell_timeout=-5 is invalid"),
     ("+experiment.snapshot=maybe", "experiment.snapshot='maybe'"),
@@ -93,19 +94,21 @@ UNKNOWN = [
 @pytest.mark.parametrize("override,message", UNKNOWN, ids=[u[0] for u in UNKNOWN])
 def test_unknown_keys_are_errors_not_silently_ignored(compose, override, message):
     with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("+", r"\+")):
-        compose("experiment=smoke", override)
+        compose("experiment=tiny", override)
 
 
 def test_quick_profile_applies_only_the_model_configs_own_quick_blocks(compose):
-    paper, quick = compose("experiment=smoke"), compose("experiment=smoke", "profile=quick")
-    grids = {v.family: v.grid for v in quick.variants}
-    assert grids["svm"] == {"gamma": [0.1, 1.0], "C": [1.0, 100.0]}  # conf/model/svm.yaml quick block
-    assert grids["welm"] == {"n_hidden": [100]}
-    assert {v.family: v.grid for v in paper.variants}["welm"] == {"n_hidden": [10, 30]}  # smoke's own grid
+    paper, quick = compose("experiment=tiny"), compose("experiment=tiny", "profile=quick")
+    grids = {v.name: v.grid for v in quick.variants}
+    assert grids["SVC-rbf"] == {"gamma": [0.1], "C": [1.0]}  # conf/model/svc.yaml quick block
+    assert grids["kNN"] == {"n_neighbors": [5]} and grids["LogReg-liblinear"] == {"C": [1.0]}
+    assert {v.name: v.grid for v in paper.variants} == {  # tiny's own grids
+        "kNN": {"n_neighbors": [1, 5, 15]}, "SVC-rbf": {"gamma": [0.1, 1.0], "C": [1.0, 100.0]},
+        "LogReg-liblinear": {"C": [0.1, 1.0]}}
 
 
 def _target_spec(compose, node: str, grid: str):
-    return compose("experiment=smoke", "dataset=heart", f"+models.t.estimator={node}", f"+models.t.grid={grid}")
+    return compose("experiment=tiny", "dataset=heart", f"+models.t.estimator={node}", f"+models.t.grid={grid}")
 
 
 def test_target_estimators_and_pipelines_are_checked_by_their_constraints(compose):
@@ -149,7 +152,7 @@ def test_cli_config_hydra_cannot_compose_exits_2(tmp_path, randml_cmd, cli_env, 
     """README's exit codes: 2 = a bad config, nothing run; Hydra's own composition errors included
     (Hydra exits 1 for them), with Hydra's message and ours."""
     store = tmp_path / "store"
-    args = ["experiment=smoke", override] if not override.startswith("experiment=") else [override]
+    args = ["experiment=tiny", override] if not override.startswith("experiment=") else [override]
     res = subprocess.run([*randml_cmd, "run", *args, f"store_dir={store}", f"hydra.run.dir={tmp_path}/logs"],
                          env=cli_env, capture_output=True, text=True, timeout=120)
     assert res.returncode == 2, res.stderr
@@ -159,7 +162,7 @@ def test_cli_config_hydra_cannot_compose_exits_2(tmp_path, randml_cmd, cli_env, 
 
 
 def test_cli_prints_no_hydra_deprecation_warning(tmp_path, randml_cmd, cli_env):
-    res = subprocess.run([*randml_cmd, "plan", "experiment=smoke", f"store_dir={tmp_path / 'store'}",
+    res = subprocess.run([*randml_cmd, "plan", "experiment=tiny", f"store_dir={tmp_path / 'store'}",
                           f"hydra.run.dir={tmp_path}/logs"], env=cli_env, capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
     assert "version_base" not in res.stderr and "MigrationWarning" not in res.stderr
@@ -168,7 +171,7 @@ def test_cli_prints_no_hydra_deprecation_warning(tmp_path, randml_cmd, cli_env):
 def test_cli_shows_data_warnings_as_one_line(tmp_path, randml_cmd, cli_env):
     """randml's own warnings (here: duplicated rows in ionosphere) are one line naming the category, without
     the Python source location and line that warnings.showwarning adds."""
-    res = subprocess.run([*randml_cmd, "plan", "experiment=eem_table4", "dataset=ionosphere",
+    res = subprocess.run([*randml_cmd, "plan", "experiment=tiny", "dataset=ionosphere",
                           f"store_dir={tmp_path / 'store'}", f"hydra.run.dir={tmp_path}/logs"],
                          env=cli_env, capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
