@@ -2,6 +2,7 @@
 nothing, "did you mean" for config-group typos, `randml model list` / `randml dataset list`, `randml status
 --failed`, a bad card that blocks only the experiments using it, and best()'s metric chosen by the frame's task."""
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -57,7 +58,7 @@ def _main(monkeypatch, capsys, *argv):
 @pytest.mark.parametrize("cmd", ["run", "plan", "status", "report", "compare"])
 @pytest.mark.parametrize("flag", ["--help", "-h"])
 def test_each_subcommand_help_says_what_it_does_its_keys_two_examples_and_exit_codes(cmd, flag, monkeypatch, capsys):
-    code, out, _ = _main(monkeypatch, capsys, cmd, "experiment=smoke", flag)
+    code, out, _ = _main(monkeypatch, capsys, cmd, "experiment=tiny", flag)
     assert code == 0 and "powered by Hydra" not in out
     assert out.startswith(f"usage: randml {cmd} experiment=NAME")
     for key in (*COMMON_KEYS, *OWN_KEYS[cmd]):
@@ -72,7 +73,8 @@ def test_each_subcommand_help_says_what_it_does_its_keys_two_examples_and_exit_c
         assert list(codes) == ["0", "1", "2", "3", "4", "130"] and codes["0"] == "done"
         assert codes["1"].startswith("some cells failed") and codes["3"].startswith("some datasets not available")
         assert codes["4"].startswith("no space left on the device")
-    assert "eem_table4" in out.split("experiments: ", 1)[1]
+    listed = set(re.findall(r"[\w.-]+", out.split("experiments: ", 1)[1]))
+    assert "tiny" in listed and set(_names("experiment")) <= listed  # the engine's and every benchmark's
 
 
 def test_help_in_a_subprocess_writes_nothing_and_lists_a_config_dirs_experiments(tmp_path, cli_env):
@@ -109,15 +111,19 @@ def bash_script(tmp_path_factory):
 
 
 def test_bash_completion_completes_subcommands_keys_and_config_names(bash_script, tmp_path):
-    eem_t = ["eem_table1", "eem_table4", "eem_table4_r10", "eem_table4_unbalanced", "eem_table5", "eem_table5_svm", "eem_table6"]
-    assert [n for n in _names("experiment") if n.startswith("eem_t")] == eem_t  # the hand list is the configs'
-    # bash splits `experiment=eem_t` at '=' (COMP_WORDBREAKS): the value is completed on its own
-    assert _complete(bash_script, ["randml", "run", "experiment", "=", "eem_t"], 4, tmp_path) == eem_t
+    lb = ["leaderboard_budget", "leaderboard_grid", "leaderboard_quick", "leaderboard_seed1", "leaderboard_seed2",
+          "leaderboard_unweighted"]  # the engine's conf/experiment
+    assert [n for n in _names("experiment") if n.startswith("leaderboard_")] == lb  # the hand list is the configs'
+    # bash splits `experiment=leaderboard_` at '=' (COMP_WORDBREAKS): the value is completed on its own
+    assert _complete(bash_script, ["randml", "run", "experiment", "=", "leaderboard_"], 4, tmp_path) == lb
     # a shell that keeps the word whole gets whole words back
-    assert _complete(bash_script, ["randml", "plan", "experiment=eem_table4_"], 2, tmp_path) == [
-        "experiment=eem_table4_r10", "experiment=eem_table4_unbalanced"]
+    assert _complete(bash_script, ["randml", "plan", "experiment=leaderboard_s"], 2, tmp_path) == [
+        "experiment=leaderboard_seed1", "experiment=leaderboard_seed2"]
     models = _complete(bash_script, ["randml", "run", "model", "="], 3, tmp_path)
-    assert sorted(models) == _names("model") and "slm_dt_reg" in models and "logreg" in models  # a paper's, the engine's
+    engine = {p.stem for p in (REPO / "conf" / "model").glob("*.yaml")}
+    benchmarks = set(_names("model")) - engine
+    assert sorted(models) == _names("model") and {"knn", "svc", "logreg"} <= engine  # the engine's
+    assert benchmarks and benchmarks <= set(models)  # and each benchmark's (its conf/ on the search path)
     assert _complete(bash_script, ["randml", "run", "dataset", "=", "hea"], 4, tmp_path) == ["heart"]
     assert _complete(bash_script, ["randml", "run", "profile", "=", ""], 4, tmp_path) == ["paper", "quick"]
     assert _complete(bash_script, ["randml", "pl"], 1, tmp_path) == ["plan"]
@@ -127,9 +133,9 @@ def test_bash_completion_completes_subcommands_keys_and_config_names(bash_script
     assert _complete(bash_script, ["randml", "data", "show", "sona"], 3, tmp_path) == ["sonar"]
     # a --config-dir's experiments too (relative to the shell's working directory)
     (tmp_path / "mine" / "experiment").mkdir(parents=True)
-    (tmp_path / "mine" / "experiment" / "eem_tiny.yaml").write_text("experiment: {name: eem_tiny}\n")
-    got = _complete(bash_script, ["randml", "run", "--config-dir", "mine", "experiment", "=", "eem_ti"], 6, tmp_path)
-    assert got == ["eem_tiny"]
+    (tmp_path / "mine" / "experiment" / "my_tiny.yaml").write_text("experiment: {name: my_tiny}\n")
+    got = _complete(bash_script, ["randml", "run", "--config-dir", "mine", "experiment", "=", "my_ti"], 6, tmp_path)
+    assert got == ["my_tiny"]
 
 
 def test_zsh_completion_is_the_bash_one_through_bashcompinit(monkeypatch, capsys):
@@ -145,7 +151,7 @@ def test_zsh_completion_is_the_bash_one_through_bashcompinit(monkeypatch, capsys
 def test_plan_and_status_write_no_log_directory_and_print_the_same(cmd, tmp_path, cli_env):
     work = tmp_path / "work"
     work.mkdir()
-    args = [cmd, "experiment=smoke", "dataset=heart", "model=welm"]
+    args = [cmd, "experiment=tiny", "dataset=heart", "model=knn"]
     quiet = _randml(args, work, cli_env)
     assert quiet.returncode == 0, quiet.stderr
     assert sorted(p.name for p in work.iterdir()) == []  # no results/logs, no outputs/, no .hydra
@@ -160,13 +166,13 @@ def test_plan_and_status_write_no_log_directory_and_print_the_same(cmd, tmp_path
 
 
 @pytest.mark.parametrize("arg, line", [
-    ("experiment=eem_tabel4", "randml: unknown experiment 'eem_tabel4'; did you mean 'eem_table4'? "
-                              "(`randml --help` lists them)"),
-    ("model=eemm", "randml: unknown model 'eemm'; did you mean 'eem'? (`randml model list` lists them)"),
+    ("experiment=leaderboard_quik", "randml: unknown experiment 'leaderboard_quik'; did you mean 'leaderboard_quick'? "
+                                    "(`randml --help` lists them)"),
+    ("model=knnn", "randml: unknown model 'knnn'; did you mean 'knn'? (`randml model list` lists them)"),
     ("dataset=hert", "randml: unknown dataset 'hert'; did you mean 'heart'? (`randml dataset list` lists them)"),
 ])
 def test_a_group_typo_is_one_line_with_did_you_mean_before_hydra(arg, line, monkeypatch, capsys):
-    args = ["experiment=smoke", arg] if not arg.startswith("experiment") else [arg]
+    args = ["experiment=tiny", arg] if not arg.startswith("experiment") else [arg]
     code, out, err = _main(monkeypatch, capsys, "run", *args)
     assert code == 2 and err == line + "\n" and out == ""
 
@@ -179,9 +185,9 @@ def test_typo_check_reads_config_dirs_and_sweeps_and_leaves_valid_values(tmp_pat
     assert unknown_group_choice(["experiment=mine"], SHIPPED).startswith("unknown experiment 'mine'")
     assert "did you mean 'mine'?" in unknown_group_choice([f"--config-dir={tmp_path}", "experiment=mien"], SHIPPED)
     assert "unknown dataset 'sonarr'; did you mean 'sonar'?" in unknown_group_choice(
-        ["-m", "experiment=smoke", "dataset=heart,sonarr"], SHIPPED)
-    for ok in (["experiment=smoke", "dataset=null", "model=eem", "profile=quick", "protocol=holdout60"],
-               ["experiment=smoke", "dataset=glob(h*)"], ["+experiment=smoke", "models.eem.grid.n_hidden=[5]"]):
+        ["-m", "experiment=tiny", "dataset=heart,sonarr"], SHIPPED)
+    for ok in (["experiment=tiny", "dataset=null", "model=knn", "profile=quick", "protocol=holdout60"],
+               ["experiment=tiny", "dataset=glob(h*)"], ["+experiment=tiny", "models.knn.grid.n_neighbors=[5]"]):
         assert unknown_group_choice(ok, SHIPPED) is None, ok
     assert unknown_group_choice(["experiment=nothing_like_it_at_all"], SHIPPED) == (
         "unknown experiment 'nothing_like_it_at_all'; (`randml --help` lists them)")
@@ -194,13 +200,17 @@ def test_model_list_names_family_tasks_and_grid_size(monkeypatch, capsys):
     code, out, err = _main(monkeypatch, capsys, "model", "list")
     assert code == 0, err
     rows = {line.split()[0]: line.split() for line in out.splitlines()[1:] if line and not line[0].isdigit()}
-    assert rows["slm_dt_reg"][1:] == ["slr_dt", "regression", "1", "1"]
     # conf/model/logreg.yaml: the _target_, a classifier of both kinds, one variant, C over 5 values
     assert rows["logreg"][1:] == ["sklearn.linear_model.LogisticRegression", "binary,multiclass", "1", "5"]
-    assert rows["eem"][1:] == ["eem", "binary", "3", "5"]  # binary only: EEM-sig/nsig/rbf, n_hidden x 5
+    # binary only by its scikit-learn tags (liblinear): one variant, C over 5 values
+    assert rows["logreg_liblinear"][1:] == ["sklearn.linear_model.LogisticRegression", "binary", "1", "5"]
+    assert rows["knn"][1:] == ["sklearn.neighbors.KNeighborsClassifier", "binary,multiclass", "1", "6"]  # 6 k
+    assert rows["svc"][1:] == ["sklearn.svm.SVC", "binary,multiclass", "1", "16"]  # 4 gamma x 4 C
     assert len(rows) == len(_names("model"))
     regression = out.split("regression: ", 1)[1].split(" (", 1)[0].split(", ")
-    assert "slm_dt_reg" in regression and "slm_xgb_reg" in regression and "logreg" not in regression
+    # the summary line lists exactly the rows whose tasks include regression (the benchmarks' regressors)
+    assert regression == sorted(n for n, r in rows.items() if "regression" in r[2].split(",")) and regression
+    assert "logreg" not in regression and "knn" not in regression
 
 
 def test_dataset_list_gives_task_source_and_whether_a_download_is_needed(monkeypatch, capsys):
