@@ -20,14 +20,14 @@ from randml_core.store import Store
 
 REPO = Path(__file__).resolve().parent.parent
 LR = {"_target_": "sklearn.linear_model.LogisticRegression"}
-BASE = ["profile=quick", "dataset=heart", "model=svm", "protocol.n_splits=3"]  # 3 outer x 2 inner folds
-SEARCHES = {"random": "+models.svm.search={kind:random,n:3}",
-            "halving": "+models.svm.search={kind:halving,eta:2}",
-            "optuna": "+models.svm.search={kind:optuna,n:3}"}
+BASE = ["dataset=heart", "model=svc", "protocol.inner_splits=2"]  # tiny: 3 outer x 2 inner folds
+SEARCHES = {"random": "+models.svc.search={kind:random,n:3}",
+            "halving": "+models.svc.search={kind:halving,eta:2}",
+            "optuna": "+models.svc.search={kind:optuna,n:3}"}
 
 
 def _spec(kind, *more):
-    return compose_spec("eem_table4", [*BASE, *([SEARCHES[kind]] if kind else []), *more])
+    return compose_spec("tiny", [*BASE, *([SEARCHES[kind]] if kind else []), *more])
 
 
 def _stored(spec, root) -> pd.DataFrame:
@@ -38,7 +38,8 @@ def _stored(spec, root) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    """Each kind run on the shipped heart set (SVM quick grid 2 x 2, nested 3 x 2 folds) into two stores."""
+    """Each kind run on the shipped heart set (tiny's SVC-rbf grid gamma [0.1, 1] x C [1, 100], nested 3 x 2 folds)
+    into two stores."""
     pytest.importorskip("optuna")
     out = {}
     for kind in SEARCHES:
@@ -113,7 +114,7 @@ def test_search_cells_have_the_grid_keys_and_are_a_subset_of_the_full_grid():
         found = {c.key: c.params_json for _, c in plan.cells()}
         assert found and set(found) <= keys
     # a random search over the whole grid draws every setting: on the inner folds its cells ARE the grid's
-    plan = make_plan(_spec("random", "models.svm.search.n=4"), splits=False)
+    plan = make_plan(_spec("random", "models.svc.search.n=4"), splits=False)
     inner = {c.key for t, c in grid.cells() if t.split.inner >= 0}
     assert {c.key for _, c in plan.cells()} == inner
 
@@ -139,7 +140,7 @@ def test_halving_survivors_are_the_hand_computed_top_half_of_the_stored_rung_sco
     inner = rows[rows["inner_fold"] >= 0]
     for fold, g in inner.groupby("fold"):
         rung0 = g[g["inner_fold"] == 0].sort_values("params_json")
-        assert len(rung0) == 4  # the 2 x 2 quick grid, every setting on the first inner fold
+        assert len(rung0) == 4  # tiny's 2 x 2 SVC grid, every setting on the first inner fold
         ranked = sorted(zip(rung0["gmean"], rung0["params_json"]), key=lambda t: (-t[0], t[1]))
         survivors = {pj for _, pj in ranked[:2]}  # ceil(4 / eta=2)
         assert set(g.loc[g["inner_fold"] == 1, "params_json"]) == survivors
@@ -150,12 +151,12 @@ def test_halving_survivors_are_the_hand_computed_top_half_of_the_stored_rung_sco
 
 def test_selection_and_trace_of_a_halving_run(runs):
     root = runs["halving", "a"][0]
-    frame = load("eem_table4", store_dir=root, overrides=[*BASE, SEARCHES["halving"]], include_inner=True)
+    frame = load("tiny", store_dir=root, overrides=[*BASE, SEARCHES["halving"]], include_inner=True)
     assert frame.attrs["complete"] is True
     pick = select(frame, "gmean", nested=True)
     outer = frame[frame["inner_fold"] < 0]
     assert pick["mean"].item() == pytest.approx(outer["gmean"].mean())
-    tr = trace("eem_table4", store_dir=root, overrides=[*BASE, SEARCHES["halving"]])
+    tr = trace("tiny", store_dir=root, overrides=[*BASE, SEARCHES["halving"]])
     assert set(tr["rung"]) == {0, 1} and len(tr) == 3 * (4 + 2)
     assert tr.groupby("fold")["cells_so_far"].max().tolist() == [6, 6, 6]  # 4 on fold 0, 2 more on fold 1
     first = tr[tr["fold"] == 0]
@@ -173,8 +174,8 @@ def test_a_run_interrupted_between_rungs_resumes_computing_only_the_rest(tmp_pat
 
 def test_optuna_trials_replay_to_the_same_settings(runs):
     over = [*BASE, SEARCHES["optuna"]]
-    a = trace("eem_table4", store_dir=runs["optuna", "a"][0], overrides=over)
-    b = trace("eem_table4", store_dir=runs["optuna", "b"][0], overrides=over)
+    a = trace("tiny", store_dir=runs["optuna", "a"][0], overrides=over)
+    b = trace("tiny", store_dir=runs["optuna", "b"][0], overrides=over)
     assert len(a) == 3 * 3 and a["params_json"].tolist() == b["params_json"].tolist()
 
 
@@ -185,15 +186,15 @@ def test_optuna_studies_kept_between_rounds_equal_the_replayed_ones(runs, tmp_pa
     from randml_core import search
     monkeypatch.setattr(search, "_tell", lambda *a: search._STUDIES.clear())  # no study kept: a replay per round
     search._STUDIES.clear()
-    run(_spec("optuna", "models.svm.search.n=5"), str(tmp_path / "replayed"), n_jobs=1, progress=False)
+    run(_spec("optuna", "models.svc.search.n=5"), str(tmp_path / "replayed"), n_jobs=1, progress=False)
     monkeypatch.undo()
     search._STUDIES.clear()
     import optuna
     asks, real_ask = [], optuna.study.Study.ask
     monkeypatch.setattr(optuna.study.Study, "ask", lambda self, *a, **k: asks.append(1) or real_ask(self, *a, **k))
-    run(_spec("optuna", "models.svm.search.n=5"), str(tmp_path / "kept"), n_jobs=1, progress=False)
+    run(_spec("optuna", "models.svc.search.n=5"), str(tmp_path / "kept"), n_jobs=1, progress=False)
     assert search._STUDIES  # the kept path was taken
-    spec = _spec("optuna", "models.svm.search.n=5")
+    spec = _spec("optuna", "models.svc.search.n=5")
     trials = search.n_settings(next(v.search for v in spec.variants if v.search))  # 4: a 2 x 2 space
     assert trials == 4 and len(asks) == trials * len(search._STUDIES)  # each trial asked once, not once per round
     pd.testing.assert_frame_equal(_stored(spec, tmp_path / "replayed"), _stored(spec, tmp_path / "kept"))
@@ -303,7 +304,7 @@ def test_a_search_seed_draws_other_settings_on_the_same_folds(tmp_path):
     second = run(other, str(tmp_path), n_jobs=1, progress=False)
     k0, k1 = keys(default, store_root=str(tmp_path)), keys(other, store_root=str(tmp_path))
     assert (first.computed, second.computed, second.cached) == (len(k0), len(k1 - k0), len(k1 & k0)) and k1 & k0
-    got = load("eem_table4", store_dir=tmp_path, overrides=[*BASE, SEARCHES["random"], f"+experiment.search_seed={seed}"],
+    got = load("tiny", store_dir=tmp_path, overrides=[*BASE, SEARCHES["random"], f"+experiment.search_seed={seed}"],
                include_inner=True)
     assert set(got["key"]) == k1
     with pytest.raises(ConfigError, match=r"experiment.search_seed=-1 is invalid"):
@@ -329,21 +330,21 @@ def test_search_seed_report_compares_the_picks_of_two_seed_runs(tmp_path, monkey
     from randml_core.report import search_seeds
     seed = 3
     base = [*BASE, SEARCHES["random"], "+experiment.report=[randml_core.report.search_seeds]"]
-    spec0 = compose_spec("eem_table4", [*base, "+experiment.search_seed_runs=[other_seed]"])
-    spec1 = compose_spec("eem_table4", [*base, f"+experiment.search_seed={seed}"])
+    spec0 = compose_spec("tiny", [*base, "+experiment.search_seed_runs=[other_seed]"])
+    spec1 = compose_spec("tiny", [*base, f"+experiment.search_seed={seed}"])
     run(spec0, str(tmp_path / "s"), n_jobs=1, progress=False)
     monkeypatch.setattr(search_seeds, "seed_run", lambda name, ctx: (spec1, None, "not run (test)"))
     build_report(spec0, str(tmp_path / "s"), str(tmp_path / "r"))
-    md = next((tmp_path / "r").rglob("eem_table4_search_seeds.md")).read_text()
+    md = next((tmp_path / "r").rglob("tiny_search_seeds.md")).read_text()
     assert "`other_seed` (search seed 3): not run (test)" in md and "Fewer than two complete seed runs" in md
     run(spec1, str(tmp_path / "s"), n_jobs=1, progress=False)
-    other = load("eem_table4", store_dir=tmp_path / "s", overrides=[*base, f"+experiment.search_seed={seed}"],
+    other = load("tiny", store_dir=tmp_path / "s", overrides=[*base, f"+experiment.search_seed={seed}"],
                  include_inner=True)
     monkeypatch.setattr(search_seeds, "seed_run", lambda name, ctx: (spec1, other, ""))
     build_report(spec0, str(tmp_path / "s"), str(tmp_path / "r"))
-    got = pd.read_csv(next((tmp_path / "r").rglob("eem_table4_search_seeds.csv")))
+    got = pd.read_csv(next((tmp_path / "r").rglob("tiny_search_seeds.csv")))
     # independently: the pick = the outer mean at the setting with the best inner mean, per seed's own frame
-    for s, frame in ((0, load("eem_table4", store_dir=tmp_path / "s", overrides=base, include_inner=True)), (seed, other)):
+    for s, frame in ((0, load("tiny", store_dir=tmp_path / "s", overrides=base, include_inner=True)), (seed, other)):
         inner = frame[frame.inner_fold >= 0].groupby(["fold", "params_json"])["gmean"].mean().reset_index()
         best = inner.sort_values(["gmean", "params_json"], ascending=[False, True]).groupby("fold").head(1)
         outer = frame[frame.inner_fold < 0].merge(best[["fold", "params_json"]], on=["fold", "params_json"])
@@ -379,7 +380,7 @@ def test_the_scores_a_round_keeps_equal_what_the_store_reads_back_and_the_plan_e
     kept = []
     real = runner._Following.next
     monkeypatch.setattr(runner._Following, "next", lambda self: kept.append(self) or real(self))
-    spec = _spec("optuna", "models.svm.search.n=4")
+    spec = _spec("optuna", "models.svc.search.n=4")
     run(spec, str(tmp_path), n_jobs=1, progress=False)
     follow = kept[-1]
     stored = search.stored_scores(spec, str(tmp_path))
@@ -388,9 +389,9 @@ def test_the_scores_a_round_keeps_equal_what_the_store_reads_back_and_the_plan_e
         assert stored[m].keys() == follow.scores[m].keys()
         for k, (st, value, cpu) in stored[m].items():
             assert follow.scores[m][k][:2] == (st, value) and follow.scores[m][k][2] == pytest.approx(cpu, abs=1e-12)
-    every = compose_spec("eem_table4", [*(o for o in BASE if o != "model=svm"), SEARCHES["optuna"],
-                                        "models.svm.search.n=4"])  # the searched SVM beside the grid models
-    assert len(every.variants) > 3
+    every = compose_spec("tiny", [*(o for o in BASE if o != "model=svc"), SEARCHES["optuna"],
+                                  "models.svc.search.n=4"])  # the searched SVC beside tiny's grid models
+    assert {v.name: bool(v.search) for v in every.variants} == {"kNN": False, "SVC-rbf": True, "LogReg-liblinear": False}
     for scores in ({m: dict(list(v.items())[:7]) for m, v in stored.items()}, stored):  # mid-search, and at its end
         whole = make_plan(every, splits=False, scores=scores)
         again = runner.replan_searches(make_plan(every, splits=False, scores={}), scores)
