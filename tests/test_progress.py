@@ -37,7 +37,7 @@ def test_non_terminal_output_is_rate_limited_but_always_shows_start_and_end():
 
 def test_heartbeat_redraws_a_long_silent_task_with_its_elapsed_time():
     clock, out = Clock(), io.StringIO()
-    p = Progress(5, "elmboost", stream=out, clock=clock, heartbeat=60.0)
+    p = Progress(5, "tiny", stream=out, clock=clock, heartbeat=60.0)
     p.update(0)
     clock.t = 59.0
     assert not p.beat()  # drawn 59 s ago: not yet
