@@ -1,5 +1,6 @@
-"""numba and xgboost are the `papers` extra (only the SLM paper's models use them): without them the engine, a
-user's config-only experiment and the other papers' families work, and an SLM experiment says what to install."""
+"""numba and xgboost are the `papers` extra, not the engine's: without them the engine runs its own tiny experiment
+(the SLM paper's side, its families unavailable and its experiments naming the extra, is
+experiments/slm/tests/test_optional_packages_slm.py)."""
 import subprocess
 import sys
 
@@ -7,39 +8,17 @@ import sys
 MISSING = "import sys\nsys.modules['numba'] = None\nsys.modules['xgboost'] = None\n"
 
 
-def _run(code: str, cli_env, cwd):
-    # a memo of its own: the simulated uninstall leaves the installed distributions (the memo's fingerprint) as
-    # they are, so a memo filled by another test would skip the import this test is about
-    env = dict(cli_env, RANDML_CHECKS_CACHE=str(cwd / "memo"))
-    return subprocess.run([sys.executable, "-c", MISSING + code], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=600)
-
-
-def test_the_engine_and_the_other_papers_work_without_numba_and_xgboost(cli_env, tmp_path):
-    out = _run("from randml_core.models import EEM, WELM\nfrom randml_core.family import FAMILIES\n"
-               "names = FAMILIES.all()\nprint('eem' in names, 'memd' in names, 'slm_tree' in names)\n"
-               "print(sorted(FAMILIES.unavailable))\n"
-               "print(any(m in sys.modules and sys.modules[m] is not None for m in ('numba', 'xgboost')))",
-               cli_env, tmp_path)
+def test_the_engine_runs_experiment_tiny_without_numba_and_xgboost(cli_env, tmp_path):
+    code = ("from randml_core.results import compose_spec\nfrom randml_core.runner import run\n"
+            "spec = compose_spec('tiny', ['dataset=heart', 'model=svc'])\n"
+            f"s = run(spec, {str(tmp_path / 'store')!r}, n_jobs=1, progress=False)\n"
+            "print(s.computed, s.failed)\n"
+            "print(any(m in sys.modules and sys.modules[m] is not None for m in ('numba', 'xgboost')))")
+    # a memo of its own: the simulated uninstall leaves the installed distributions (the memo's fingerprint) as they
+    # are, so a memo filled by another test would skip the import this test is about
+    env = dict(cli_env, RANDML_CHECKS_CACHE=str(tmp_path / "memo"))
+    out = subprocess.run([sys.executable, "-c", MISSING + code], cwd=tmp_path, env=env, capture_output=True,
+                         text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
-    first, unavailable, imported = out.stdout.strip().split("\n")[-3:]
-    assert first == "True True False" and unavailable == "['randml_papers.slm.families']" and imported == "False"
-
-
-def test_an_slm_experiment_without_the_extra_is_a_config_error_naming_it(cli_env, tmp_path):
-    args = ["plan", "experiment=slm_table1", "dataset=circle-and-ring", f"hydra.run.dir={tmp_path}/logs",
-            f"store_dir={tmp_path}/store"]
-    out = _run(f"from randml_core.cli import main\nmain({args!r})", cli_env, tmp_path)
-    assert out.returncode == 2, out.stderr[-2000:]
-    assert "pip install 'randml[papers]'" in out.stderr and "Traceback" not in out.stderr
-    # and a user's config-only experiment runs
-    conf = tmp_path / "conf" / "experiment"
-    conf.mkdir(parents=True)
-    (conf / "lr.yaml").write_text("# @package _global_\ndefaults:\n  - override /protocol: cv10\n"
-                                  "protocol: {n_splits: 2}\nmodels:\n  lr: {estimator: {_target_: "
-                                  "sklearn.linear_model.LogisticRegression}, variants: {LR: {}}}\n"
-                                  "experiment:\n  name: lr\n  datasets: [iris]\n")
-    run = ["run", "--config-dir", str(tmp_path / "conf"), "experiment=lr", f"hydra.run.dir={tmp_path}/logs",
-           f"store_dir={tmp_path}/store", "n_jobs=1", "progress=false"]
-    out = _run(f"from randml_core.cli import main\nmain({run!r})", cli_env, tmp_path)
-    assert out.returncode == 0 and "computed 2 cells (0 failed" in out.stderr, out.stderr[-2000:]
+    counts, imported = out.stdout.strip().split("\n")[-2:]
+    assert counts == "12 0" and imported == "False"  # heart, SVC-rbf 2 x 2 grid, 3 folds: 3 x 4 cells
