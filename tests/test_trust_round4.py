@@ -12,7 +12,8 @@ from randml_core.family import FAMILIES, Family, register_family
 
 def test_a_family_cannot_take_the_name_another_module_registered(tmp_path, monkeypatch):
     """A --config-dir plug-in calling register_family(Family("svm", ...)) silently replaced the shipped SVM family,
-    and 120 cells landed under eem_table4's keys. Now it is an error naming both modules; the shipped family stays."""
+    and 120 cells landed under a paper benchmark's keys. Now it is an error naming both modules; the shipped family
+    stays. (The engine ships no family of its own: the fixtures are the EEM benchmark's svm and eem families.)"""
     from sklearn.dummy import DummyClassifier
     shipped = FAMILIES["svm"]  # the EEM benchmark's family (imported on demand)
     mod = tmp_path / "evilfam.py"
@@ -37,7 +38,7 @@ def test_a_cell_stored_under_a_timeout_is_not_served_to_a_run_without_it(compose
     """+experiment.cell_timeout=0.01 stored failed cells that a later plain run served ("computed 0"): the limit was
     not in the key. It is now (only when set, so every shipped key is unchanged: scripts/plan_keys.py)."""
     from randml_core.runner import make_plan, run
-    lr = ("experiment=smoke", "dataset=heart", "+model@models.lr=logreg", "model=logreg")  # a plain fit: timed
+    lr = ("experiment=tiny", "dataset=heart", "model=svc")  # SVC-rbf, a plain `_target_` fit: timed
     plain = compose(*lr)
     limited = compose(*lr, "+experiment.cell_timeout=0.000001")
     keys = lambda spec: {c.key for _, c in make_plan(spec, splits=False).cells()}  # noqa: E731
@@ -62,20 +63,20 @@ def _fifo_probe(cmd, env, cwd, timeout=60):
 def test_a_fifo_where_the_engine_reads_is_named_not_a_hang(where, compose, tmp_path, randml_cmd, cli_env):
     """A FIFO as .verified.json, in leases/ or as a report sidecar hung status, report, run, plan and load()."""
     store, res = tmp_path / "store", tmp_path / "res"
-    base = [*randml_cmd, "experiment=smoke", "dataset=heart", "model=welm", f"store_dir={store}", f"results_dir={res}",
+    base = [*randml_cmd, "experiment=tiny", "dataset=heart", "model=knn", f"store_dir={store}", f"results_dir={res}",
             "progress=false"]
     code, out = _fifo_probe([*base[:3], "run", *base[3:]], cli_env, tmp_path)
     assert code == 0, out
     if where == "memo":
-        fifo, cmds = store / "smoke" / ".verified.json", ["status", "plan", "run"]
+        fifo, cmds = store / "tiny" / ".verified.json", ["status", "plan", "run"]
         fifo.unlink(missing_ok=True)  # a run does not read its parts back: no memo yet
     elif where == "lease":  # the run reads the lease of a task it claims: drop the parts so it claims them all
-        fifo, cmds = store / "smoke" / "leases" / next_lease(compose), ["run"]
+        fifo, cmds = store / "tiny" / "leases" / next_lease(compose), ["run"]
         fifo.parent.mkdir(exist_ok=True)
-        for p in (store / "smoke").glob("part-*.parquet"):
+        for p in (store / "tiny").glob("part-*.parquet"):
             p.unlink()
     else:
-        fifo, cmds = res / "scratch" / "smoke" / "tables" / "smoke.meta.json", ["report"]
+        fifo, cmds = res / "scratch" / "tiny" / "tables" / "tiny.meta.json", ["report"]
         fifo.parent.mkdir(parents=True, exist_ok=True)
     os.mkfifo(fifo)
     for cmd in cmds:
@@ -87,7 +88,7 @@ def next_lease(compose):
     """The lease file name of the plan's first task (runner.task_id of its cell keys)."""
     from randml_core.leases import task_id
     from randml_core.runner import make_plan
-    plan = make_plan(compose("experiment=smoke", "dataset=heart", "model=welm"), splits=False)
+    plan = make_plan(compose("experiment=tiny", "dataset=heart", "model=knn"), splits=False)
     return f"{task_id(c.key for c in plan.tasks[0].cells)}.lease"
 
 
@@ -95,7 +96,7 @@ def test_sigterm_during_report_exits_130_with_one_line(tmp_path, randml_cmd, cli
     """SIGTERM during `randml report` exited 143 with no message; the README promises 130 and one line."""
     import time
     store, res = tmp_path / "store", tmp_path / "res"
-    args = ["experiment=smoke", "dataset=heart", f"store_dir={store}", f"results_dir={res}", "progress=false"]
+    args = ["experiment=tiny", "dataset=heart", f"store_dir={store}", f"results_dir={res}", "progress=false"]
     assert subprocess.run([*randml_cmd, "run", *args], capture_output=True, env=cli_env, cwd=tmp_path).returncode == 0
     # a report module that sleeps, so the signal lands inside the report's build
     hook = tmp_path / "hook"
@@ -169,18 +170,20 @@ def test_a_grid_or_search_beyond_the_limit_is_refused_before_any_allocation(comp
     from randml_core.config import ConfigError
     values = "[" + ",".join(str(1 + i / 1000) for i in range(1000)) + "]"
     t0 = time.monotonic()
-    with pytest.raises(ConfigError, match=r"model 'SVM-rbf' plans 1,000,000 settings, more than the limit of 100,000 "
+    with pytest.raises(ConfigError, match=r"model 'SVC-rbf' plans 1,000,000 settings, more than the limit of 100,000 "
                                           r"\(experiment.max_settings\).*\+experiment.max_settings=1000000"):
-        compose("experiment=smoke", f"models.svm.grid.C={values}", f"models.svm.grid.gamma={values}")
+        compose("experiment=tiny", f"models.svc.grid.C={values}", f"models.svc.grid.gamma={values}")
     assert time.monotonic() - t0 < 30
     with pytest.raises(ConfigError, match=r"plans 1,000,000,000 settings"):
-        compose("experiment=smoke", "+models.svm.search={kind: random, n: 1000000000, space: {max_iter: {int: [100, 1000]}}}")
-    with pytest.raises(ConfigError, match=r"cells .* more than the limit of 100 \(experiment.max_cells\)"):
-        compose("experiment=smoke", "+experiment.max_cells=100")
+        compose("experiment=tiny", "+models.svc.search={kind: random, n: 1000000000, space: {max_iter: {int: [100, 1000]}}}")
+    # tiny: (3 kNN + 4 SVC-rbf + 2 LogReg-liblinear) settings x 3 folds x 2 datasets = 54 cells
+    with pytest.raises(ConfigError, match=r"the experiment plans 54 cells \(9 settings x 3 folds x 2 dataset\(s\)\), "
+                                          r"more than the limit of 50 \(experiment.max_cells\)"):
+        compose("experiment=tiny", "+experiment.max_cells=50")
     with pytest.raises(ConfigError, match=r"experiment.max_settings=0 is invalid"):
-        compose("experiment=smoke", "+experiment.max_settings=0")
-    spec = compose("experiment=smoke", f"models.svm.grid.C={values}", "+experiment.max_settings=2000")
-    assert len([v for v in spec.variants if v.name == "SVM-rbf"][0].settings()) == 2000
+        compose("experiment=tiny", "+experiment.max_settings=0")
+    spec = compose("experiment=tiny", f"models.svc.grid.C={values}", "+experiment.max_settings=2000")
+    assert len([v for v in spec.variants if v.name == "SVC-rbf"][0].settings()) == 2000  # 1000 C x 2 gamma
 
 
 def _card(conf, name, source):
@@ -224,7 +227,7 @@ def test_a_config_may_not_choose_where_hydra_writes(tmp_path, randml_cmd, cli_en
     conf.mkdir(parents=True)
     victim = tmp_path / "victim.txt"
     victim.write_text("precious\n")
-    head = "# @package _global_\ndefaults:\n  - /model@models.m: welm\nexperiment:\n  name: evil\n  datasets: [heart]\n"
+    head = "# @package _global_\ndefaults:\n  - /model@models.m: knn\nexperiment:\n  name: evil\n  datasets: [heart]\n"
     cases = {"log": "hydra:\n  job_logging:\n    handlers:\n      file:\n        filename: " + str(victim) + "\n        mode: w\n",
              "run": f"hydra:\n  run:\n    dir: {tmp_path / 'elsewhere'}\n"}
     for case, extra in cases.items():
@@ -267,7 +270,7 @@ def test_one_notion_of_done_for_cells_lacking_a_listed_scorer(tmp_path, randml_c
     import warnings
     from randml_core.results import IncompleteResultsWarning, load
     store = tmp_path / "store"
-    base = ["experiment=smoke", "dataset=heart", "model=welm", f"store_dir={store}", "progress=false"]
+    base = ["experiment=tiny", "dataset=heart", "model=knn", f"store_dir={store}", "progress=false"]
     more = "+experiment.metrics=[f1_macro]"
 
     def cli(cmd, *extra):
@@ -275,39 +278,41 @@ def test_one_notion_of_done_for_cells_lacking_a_listed_scorer(tmp_path, randml_c
                               cwd=tmp_path)
         assert done.returncode == 0, done.stderr[-800:]
         return done.stdout + done.stderr
-    assert "computed 18 cells" in cli("run")
-    with pytest.warns(IncompleteResultsWarning, match=r"18 stored cell\(s\) lack a scorer of experiment.metrics"):
-        frame = load("smoke", store_dir=store, overrides=["dataset=heart", "model=welm", more])
+    # heart, kNN n_neighbors [1, 5, 15]: 3 folds x 3 settings = 9 cells in 3 tasks (one a fold)
+    assert "computed 9 cells" in cli("run")
+    with pytest.warns(IncompleteResultsWarning, match=r"9 stored cell\(s\) lack a scorer of experiment.metrics"):
+        frame = load("tiny", store_dir=store, overrides=["dataset=heart", "model=knn", more])
     assert frame.attrs["complete"] is False and frame["f1_macro"].isna().all() if "f1_macro" in frame else True
-    assert "total: 0 done, 0 skipped by rule, 0 failed, 18 missing" in cli("status", more)
-    assert "18 cells: 18 stored, 0 failed, 0 missing, 18 to compute again in 3 task(s)" in cli("plan", more)
+    assert "total: 0 done, 0 skipped by rule, 0 failed, 9 missing" in cli("status", more)
+    assert "9 cells: 9 stored, 0 failed, 0 missing, 9 to compute again in 3 task(s)" in cli("plan", more)
     assert "3 task(s) to run" in cli("plan", more) and "0 task(s) to run" in cli("plan")
-    assert "computed 18 cells" in cli("run", more)
-    assert "total: 18 done" in cli("status", more)
+    assert "computed 9 cells" in cli("run", more)
+    assert "total: 9 done" in cli("status", more)
     with warnings.catch_warnings():
         warnings.simplefilter("error", IncompleteResultsWarning)
-        frame = load("smoke", store_dir=store, overrides=["dataset=heart", "model=welm", more])
+        frame = load("tiny", store_dir=store, overrides=["dataset=heart", "model=knn", more])
     assert frame.attrs["complete"] is True and frame["f1_macro"].notna().all()
 
 
 def test_a_config_dir_that_shadows_shipped_files_never_writes_the_committed_snapshot(tmp_path, randml_cmd, cli_env):
-    """A config dir shadowing eem_table4's model files and protocol/cv10.yaml made `randml report --config-dir C
-    experiment=eem_table4` overwrite the committed files (only the experiment file's origin was compared)."""
+    """A config dir shadowing a shipped experiment's model files and protocol/cv10.yaml made `randml report
+    --config-dir C experiment=E` overwrite E's committed files (only the experiment file's origin was compared).
+    E here: the engine's tiny (shipped, with the default experiment.snapshot: true, as a paper's experiment)."""
     import shutil
     from conftest import REPO
     conf = tmp_path / "conf" / "protocol"
     conf.mkdir(parents=True)
     (conf / "cv10.yaml").write_text((REPO / "conf" / "protocol" / "cv10.yaml").read_text().replace("seed: 0", "seed: 5"))
-    before = {p: p.read_bytes() for p in (REPO / "results" / "tables").glob("smoke*")}
+    before = {p: p.read_bytes() for p in (REPO / "results" / "tables").glob("tiny*")}
     try:
-        done = subprocess.run([*randml_cmd, "report", "--config-dir", str(tmp_path / "conf"), "experiment=smoke",
+        done = subprocess.run([*randml_cmd, "report", "--config-dir", str(tmp_path / "conf"), "experiment=tiny",
                                f"store_dir={tmp_path / 'store'}", f"results_dir={REPO / 'results'}",
                                f"hydra.run.dir={tmp_path / 'logs'}"], capture_output=True, text=True, env=cli_env,
                               cwd=tmp_path)
         assert "is in the config search path" in done.stderr, done.stderr[-1000:]
-        assert {p: p.read_bytes() for p in (REPO / "results" / "tables").glob("smoke*")} == before
+        assert {p: p.read_bytes() for p in (REPO / "results" / "tables").glob("tiny*")} == before
     finally:
-        shutil.rmtree(REPO / "results" / "scratch" / "smoke", ignore_errors=True)
+        shutil.rmtree(REPO / "results" / "scratch" / "tiny", ignore_errors=True)
 
 
 def test_an_edited_report_module_is_never_up_to_date(tmp_path, randml_cmd, cli_env):
@@ -316,11 +321,11 @@ def test_an_edited_report_module_is_never_up_to_date(tmp_path, randml_cmd, cli_e
     conf = tmp_path / "conf"
     conf.mkdir()
     module = conf / "myreport.py"
-    args = [*randml_cmd, "report", "--config-dir", str(conf), "experiment=smoke", "dataset=heart", "model=welm",
+    args = [*randml_cmd, "report", "--config-dir", str(conf), "experiment=tiny", "dataset=heart", "model=knn",
             f"store_dir={tmp_path / 'store'}", f"results_dir={tmp_path / 'res'}", "experiment.report=myreport"]
     assert subprocess.run([*randml_cmd, "run", *args[4:-1], "progress=false"], capture_output=True, env=cli_env,
                           cwd=tmp_path).returncode == 0
-    out = tmp_path / "res" / "scratch" / "smoke" / "tables" / "mine.md"
+    out = tmp_path / "res" / "scratch" / "tiny" / "tables" / "mine.md"
     for version in ("v1", "v2"):
         module.write_text(f"CONTEXT_ONLY = True\n\ndef build(ctx):\n    ctx.artefacts.write_text(ctx.results_dir / "
                           f"'tables' / 'mine.md', '{version}\\n')\n")
