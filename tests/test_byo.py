@@ -146,7 +146,7 @@ def test_a_mix_of_regression_and_classification_sets_gets_one_table_per_task(tmp
 
 def test_a_users_config_named_like_a_shipped_one_takes_precedence(tmp_path, cli_env):
     """A user's --config-dir is Hydra's primary dir (randml_core/searchpath.py): their model/logreg.yaml and
-    experiment/smoke.yaml replace the shipped ones of those names, so no user has to know the shipped names.
+    experiment/tiny.yaml replace the shipped ones of those names, so no user has to know the shipped names.
     Without the user's file the shipped one is used."""
     conf = tmp_path / "conf"
     shutil.copytree(REPO / "examples" / "byo", conf)
@@ -161,12 +161,14 @@ def test_a_users_config_named_like_a_shipped_one_takes_precedence(tmp_path, cli_
     (conf / "model" / "logreg.yaml").unlink()  # now the shipped conf/model/logreg.yaml
     plan = _randml(["plan", "--config-dir", str(conf), "experiment=mine", *common], tmp_path, cli_env)
     assert plan.returncode == 0 and "Mine-LR" not in plan.stdout and "LogReg" in plan.stdout, plan.stderr[-2000:]
-    # an experiment named like a shipped one (experiments/eem/conf/experiment/smoke.yaml): the user's is planned
-    (conf / "experiment" / "smoke.yaml").write_text(exp.replace("name: mine", "name: smoke"))
-    plan = _randml(["plan", "--config-dir", str(conf), "experiment=smoke", *common], tmp_path, cli_env)
-    assert plan.returncode == 0 and "LogReg" in plan.stdout and "WELM" not in plan.stdout, plan.stderr[-2000:]
-    shipped = _randml(["plan", "experiment=smoke", *common], tmp_path, cli_env)
-    assert shipped.returncode == 0 and "WELM" in shipped.stdout, shipped.stderr[-2000:]
+    # an experiment named like a shipped one (the engine's conf/experiment/tiny.yaml: kNN, SVC-rbf,
+    # LogReg-liblinear): the user's is planned
+    (conf / "experiment" / "tiny.yaml").write_text(exp.replace("name: mine", "name: tiny"))
+    plan = _randml(["plan", "--config-dir", str(conf), "experiment=tiny", *common], tmp_path, cli_env)
+    assert plan.returncode == 0 and "LogReg" in plan.stdout and "LogReg-liblinear" not in plan.stdout, (
+        plan.stderr[-2000:])
+    shipped = _randml(["plan", "experiment=tiny", *common], tmp_path, cli_env)
+    assert shipped.returncode == 0 and "LogReg-liblinear" in shipped.stdout, shipped.stderr[-2000:]
 
 
 def test_target_models_build_under_hydras_execution_whitelist():

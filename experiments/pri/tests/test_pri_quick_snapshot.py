@@ -4,7 +4,6 @@ own leaderboard_quick)."""
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 from conftest import REPO, shipped
 
