@@ -65,7 +65,7 @@ def test_compare_prints_ranks_friedman_and_says_why_no_cd_diagram(tiny_store):
 
 
 def test_compare_of_a_committed_config_writes_to_scratch_too(tmp_path):
-    # `make compare EXP=eem_table4` left untracked files in results/tables and figures, which the site then
+    # `make compare EXP=<a paper's table>` left untracked files in results/tables and figures, which the site then
     # showed as the paper's artefacts; compare's files are exploratory and go to results/scratch/<experiment>/
     import os
     import sys
