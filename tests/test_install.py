@@ -114,17 +114,3 @@ def test_a_users_config_only_experiment_runs_end_to_end_from_an_empty_directory(
     # the checks memo went to the per-user cache, nothing into the installed package or the checkout
     assert list((root / "user-cache" / "randml" / "checks").glob("checks-*.json"))
     assert not (REPO / "results" / "store" / "okcls").exists()
-
-
-def test_a_papers_quick_experiment_runs_from_an_empty_directory(installed):
-    """The papers are benchmark plug-ins found through the installed entry points (no checkout on the path):
-    the README's quick paper run works from an empty directory, its report going to the user's results/."""
-    env_dir, work, env, root = installed
-    common = ["experiment=eem_table4", "profile=quick", "dataset=heart", "progress=false", "n_jobs=2"]
-    run = _randml(installed, "run", *common)
-    assert run.returncode == 0, run.stderr[-3000:]
-    assert "computed" in run.stderr and "(0 failed" in run.stderr
-    report = _randml(installed, "report", *common)
-    assert report.returncode == 0, report.stderr[-3000:]
-    assert list((work / "results").rglob("eem_table4*.md"))  # in the user's directory
-    assert not (REPO / "results" / "store" / "eem_table4").exists()
