@@ -196,10 +196,16 @@ def test_typo_check_reads_config_dirs_and_sweeps_and_leaves_valid_values(tmp_pat
 # --------------------------------------------------------------------------- 5. model list, dataset list
 
 
-def test_model_list_names_family_tasks_and_grid_size(monkeypatch, capsys):
+def model_list_rows(monkeypatch, capsys) -> tuple[dict, str]:
+    """``randml model list`` in this process: its rows by config name (each split into its columns), and its output
+    (the benchmarks' tests read their own models' rows with it)."""
     code, out, err = _main(monkeypatch, capsys, "model", "list")
     assert code == 0, err
-    rows = {line.split()[0]: line.split() for line in out.splitlines()[1:] if line and not line[0].isdigit()}
+    return {line.split()[0]: line.split() for line in out.splitlines()[1:] if line and not line[0].isdigit()}, out
+
+
+def test_model_list_names_family_tasks_and_grid_size(monkeypatch, capsys):
+    rows, out = model_list_rows(monkeypatch, capsys)
     # conf/model/logreg.yaml: the _target_, a classifier of both kinds, one variant, C over 5 values
     assert rows["logreg"][1:] == ["sklearn.linear_model.LogisticRegression", "binary,multiclass", "1", "5"]
     # binary only by its scikit-learn tags (liblinear): one variant, C over 5 values

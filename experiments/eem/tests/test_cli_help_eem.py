@@ -1,25 +1,7 @@
 """`randml model list` on EEM's own model config (moved from tests/test_cli_help.py, which checks the engine's)."""
-import warnings
-
-from randml_core import cli
-
-
-def _model_list(monkeypatch, capsys):
-    """``randml model list`` in this process (as tests/test_cli_help.py runs it): its rows by name, its output."""
-    def no_hydra(*a, **k):
-        raise AssertionError("a Hydra app was started")
-    monkeypatch.setattr(cli, "_hydra", no_hydra)
-    monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)  # main() installs its own
-    try:
-        cli.main(["model", "list"])
-        code = 0
-    except SystemExit as exc:
-        code = exc.code
-    out = capsys.readouterr().out
-    assert code == 0
-    return {line.split()[0]: line.split() for line in out.splitlines()[1:] if line and not line[0].isdigit()}, out
+from tests.test_cli_help import model_list_rows
 
 
 def test_model_list_names_eem_binary_only_with_its_three_variants(monkeypatch, capsys):
-    rows, _ = _model_list(monkeypatch, capsys)
+    rows, _ = model_list_rows(monkeypatch, capsys)
     assert rows["eem"][1:] == ["eem", "binary", "3", "5"]  # binary only: EEM-sig/nsig/rbf, n_hidden x 5
