@@ -828,14 +828,12 @@ class _Following:
         self.done.update(r["key"] for r in self.rows)
         self.rows = []
         self.plan = replan_searches(self.plan, self.scores)
-        todo = [(task, missing) for task in self.plan.tasks if (missing := [c for c in task.cells
-                                                                            if c.key not in self.done])]
-        self.plan.draw_splits({task.dataset for task, _ in todo})
+        todo, _ = _unstored(self.plan, self.plan.tasks, self.done)
         self.steps += 1
         if todo:
             log.info("%s: search step %d: %d cell(s) planned from the results so far", self.spec.name, self.steps,
-                     sum(len(missing) for _, missing in todo))
-        return [(task_id(c.key for c in task.cells), Task(task.dataset, task.split, missing)) for task, missing in todo]
+                     sum(len(task.cells) for _, task in todo))
+        return todo
 
 
 class _Claims:
@@ -896,9 +894,16 @@ def _to_compute(spec: ExperimentSpec, plan: Plan, store: Store, shard, retry_fai
         if lacking:
             log.info("%s: %d stored cell(s) lack a scorer of experiment.metrics: computed again", spec.name, len(lacking))
         done_keys = set(stored["key"]) - computed_again(stored, spec, plan, retry_failed, lacking)
+    todo, n_cached = _unstored(plan, shard_tasks(plan.tasks, shard), done_keys)
+    return todo, n_cached, stored, done_keys
+
+
+def _unstored(plan: Plan, tasks: list[Task], done_keys: set) -> tuple[list, int]:
+    """``(todo, n_cached)``: ``[(task id, task of its cells not in done_keys)]`` of ``tasks`` (their folds drawn; the
+    id from all the task's cells, as every run names it) and how many of their cells are done."""
     n_cached = 0
     incomplete: list[tuple[Task, list[Cell]]] = []
-    for task in shard_tasks(plan.tasks, shard):
+    for task in tasks:
         missing = [c for c in task.cells if c.key not in done_keys]
         n_cached += len(task.cells) - len(missing)
         if missing:
@@ -906,7 +911,7 @@ def _to_compute(spec: ExperimentSpec, plan: Plan, store: Store, shard, retry_fai
     plan.draw_splits({task.dataset for task, _ in incomplete})
     todo = [(task_id(c.key for c in task.cells), Task(task.dataset, task.split, missing))
             for task, missing in incomplete]
-    return todo, n_cached, stored, done_keys
+    return todo, n_cached
 
 
 def _finish(spec: ExperimentSpec, store: Store, leases: Leases) -> None:
