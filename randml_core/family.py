@@ -13,6 +13,7 @@ included): :func:`target_family` makes a family for it that runs through :func:`
 """
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
 import json
@@ -187,6 +188,56 @@ def builder(family: Family) -> Callable:
 _TEMPLATES: dict = {}  # family -> its estimator as built (once per process), cloned by builder()
 
 
+def maker(family: Family) -> Callable:
+    """``(params, seed) -> estimator``: :func:`make_estimator` over :func:`builder`, with a direct path for a flat
+    estimator (no nested estimators, scikit-learn's own ``clone``, which it passes): its class called once with the
+    template's constructor arguments (deep-copied, as ``clone`` copies them), ``params`` and ``random_state=seed``.
+    That is what ``clone`` then ``set_params`` give for such an estimator, without the four ``get_params`` calls
+    (each an ``inspect.signature``) they cost per cell. Any other estimator, or a parameter the template lacks,
+    takes the general path (and its errors)."""
+    build = builder(family)
+    direct = _direct(family)
+    if direct is None:
+        return lambda params, seed: make_estimator(family, params, seed, build)
+    klass, base = direct
+
+    def make(params, seed):
+        if not params.keys() <= base.keys():
+            return make_estimator(family, params, seed, build)
+        kw = {**copy.deepcopy(base), **params}
+        if "random_state" in base and "random_state" not in params:
+            kw["random_state"] = seed
+        return klass(**kw)
+    return make
+
+
+def _direct(family: Family):
+    """(class, constructor arguments) of the family's template when :func:`maker`'s direct path applies, else None."""
+    if family in _DIRECT:
+        return _DIRECT[family]
+    from sklearn.base import BaseEstimator, clone
+    out = None
+    try:
+        template = _TEMPLATES.get(family)
+        if template is None:
+            template = _TEMPLATES[family] = family.estimator()
+        klass = type(template)
+        base = template.get_params(deep=False)
+        own_clone = getattr(klass, "__sklearn_clone__", None) is not getattr(BaseEstimator, "__sklearn_clone__", None)
+        flat = (template.get_params(deep=True).keys() == base.keys()  # a pipeline's steps add step__param keys
+                and not any(hasattr(v, "get_params") for v in base.values()))
+        if isinstance(template, BaseEstimator) and flat and not own_clone and "_metadata_request" not in vars(template):
+            clone(template)  # raises for an estimator whose __init__ changes its arguments: general path
+            out = (klass, base)
+    except Exception:  # noqa: BLE001 - the general path builds (and fails) as before
+        out = None
+    _DIRECT[family] = out
+    return out
+
+
+_DIRECT: dict = {}  # family -> (class, constructor arguments) or None, decided once per process
+
+
 def _decision_values(est, X):
     """``est.decision_function(X)``, or None if it raises: a scorer's input never fails the cell (its scorer says
     NaN and why)."""
@@ -214,10 +265,10 @@ def evaluate_plain(family: Family, split: Split, settings: list[dict], staged: b
     eng = EngineOptions.of(split.options)
     limit = eng.cell_timeout
     cpu_time = cpu_time or eng.cpu_time
-    build = builder(family)
+    make = maker(family)
     for params in settings:
         def one(params=params):
-            est = make_estimator(family, params, split.seed, build)
+            est = make(params, split.seed)
             cpu0 = time.process_time()
             with time_limit(limit):
                 _, fit_s = timed(lambda: est.fit(split.X_train, split.y_train))
