@@ -427,6 +427,9 @@ def _model_variants(key: str, m: dict, profile: str, only: str | None) -> list[V
                               f"({type(exc).__name__}: {exc}); {target_hint(target['_target_'])}"
                               "fix: _target_ is the import path of a class or function") from None
         label = target["_target_"]
+        own = estimator.get_params(deep=False)  # the node's own constructor arguments, checked as a grid's values
+        _check_param(estimator, {k: v for k, v in target.items() if k in own and not isinstance(v, (dict, list))},
+                     f"{where}estimator.")
     else:
         if ident not in FAMILIES:
             names = FAMILIES.all()

@@ -17,6 +17,9 @@ BAD = [
     ("models.knn.grid.n_neighbors=[2.5]", "models.knn.grid.n_neighbors=2.5", "int"),
     ("models.knn.grid.n_neighbors=[abc]", "models.knn.grid.n_neighbors='abc'", "int"),
     ("+models.svc.variants.SVC-rbf.kernel=bogus", "models.svc.variants.SVC-rbf.kernel='bogus'", "linear"),
+    # the estimator node's own arguments, as a grid's values (they were stored as 24 failed cells, not refused)
+    ("models.svc.estimator.kernel=bogus", "models.svc.estimator.kernel='bogus'", "linear"),
+    ("+models.knn.estimator.n_neighbors=2.5", "models.knn.estimator.n_neighbors=2.5", "int"),
     ("+experiment.svm_max_iter=abc", "experiment.svm_max_iter='abc'", "integer"),  # tiny sets none: added
     ("+experiment.svm_max_iter=0", "experiment.svm_max_iter=0", "positive"),
     ("n_jobs=0", "n_jobs=0", "-1"),
