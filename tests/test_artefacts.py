@@ -1,10 +1,13 @@
 """Atomic artefacts (randml_core/artefacts.py): real signals and injected failures against a real report.
 
-Two artefact sets of the same report (EEM Table 4 + Figure 3 modules over the smoke grid) are built
-from one store with protocol seeds 0 and 1, so every file differs between them (checked). A report
-writing set B over set A is interrupted (SIGINT at random moments, SIGINT / SIGTERM / SIGKILL inside
-the rename phase, an exception after half the files, a full disk part way through a file); after
-each the folder must hold all of A or all of B, byte for byte, and no temp after the next run.
+Two artefact sets of the same report are built from one store with protocol seeds 0 and 1, so every file
+differs between them (checked). The report is tests/artefacts_conf/atomic_report.py, the kinds of files a
+benchmark's report writes (tables md/csv/tex, their folds, a summary, a figure png/pdf: 8 files and the sidecar)
+through the report's artefact set, over the engine's tiny experiment under the name ``atomic``
+(tests/artefacts_conf/experiment/atomic.yaml) on heart. A report writing set B over set A is interrupted
+(SIGINT at random moments, SIGINT / SIGTERM / SIGKILL inside the rename phase, an exception after half the files,
+a full disk part way through a file); after each the folder must hold all of A or all of B, byte for byte, and no
+temp after the next run.
 """
 from __future__ import annotations
 
@@ -29,28 +32,27 @@ from randml_core.artefacts import ArtefactSet, atomic_write, deferred_signals, r
 from conftest import shipped
 
 REPO = Path(__file__).resolve().parent.parent
-OVERRIDES = ["experiment=smoke", "dataset=synthetic-binary", "n_jobs=1",
-             "experiment.report=[randml_papers.eem.table4,randml_papers.eem.fig3]"]
-SIDECAR = "tables/smoke.meta.json"
-FILES = {"tables/smoke.md", "tables/smoke.csv", "tables/smoke.tex", "tables/smoke_folds.csv",
-         "tables/eem_fig3_stability.md", "tables/eem_fig3_folds.csv",
-         "figures/eem_fig3.png", "figures/eem_fig3.pdf", SIDECAR}
+#: the config dir of the test's experiment and its report module (a --config-dir: its modules are plug-ins)
+CONF = Path(__file__).resolve().parent / "artefacts_conf"
+EXPERIMENT = "atomic"
+OVERRIDES = ["dataset=heart", "n_jobs=1"]
+SIDECAR = "tables/atomic.meta.json"
+FILES = {"tables/atomic.md", "tables/atomic.csv", "tables/atomic.tex", "tables/atomic_folds.csv",
+         "tables/atomic_knn.md", "tables/atomic_knn_folds.csv",
+         "figures/atomic_knn.png", "figures/atomic_knn.pdf", SIDECAR}
 
 SERVER = r'''
 # A report server: imports once, then forks one child process per request, which runs a real report
 # (so each of the many killed runs does not pay the imports). Request line: "<results dir> <fault>".
-import os, signal, sys, time, traceback
+import importlib, os, signal, sys, time, traceback
 from pathlib import Path
-from hydra import compose, initialize_config_dir
-from omegaconf import OmegaConf
-from randml_core.config import build_spec
 from randml_core.report import build_report
-import randml_papers.eem.fig3, randml_papers.eem.table4  # noqa: F401  (what the report imports)
+from randml_core.results import compose_spec
 
-conf, store, seed = sys.argv[1:4]
-with initialize_config_dir(config_dir=conf, version_base="1.3"):
-    cfg = compose(config_name="config", overrides=sys.argv[4:] + [f"protocol.seed={seed}"])
-spec = build_spec(OmegaConf.to_container(cfg, resolve=True))
+conf, experiment, store, seed = sys.argv[1:5]
+spec = compose_spec(experiment, sys.argv[5:] + [f"protocol.seed={seed}"], config_dir=conf)
+for module in spec.engine.report:  # what the report imports (the config dir is on sys.path now)
+    importlib.import_module(module)
 
 
 def child(res, fault):
@@ -99,8 +101,9 @@ for line in sys.stdin:
 '''
 
 
-def _spec(compose, seed):
-    return compose(*OVERRIDES, f"protocol.seed={seed}")
+def _spec(seed):
+    from randml_core.results import compose_spec
+    return compose_spec(EXPERIMENT, [*OVERRIDES, f"protocol.seed={seed}"], config_dir=CONF)
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
@@ -150,23 +153,15 @@ def assert_consistent(snap: dict) -> None:
 
 @pytest.fixture(scope="module")
 def sets(tmp_path_factory):
-    """A store with the smoke grid on synthetic-binary for seeds 0 and 1, and the two report sets."""
-    from hydra import compose as hcompose, initialize_config_dir
-    from omegaconf import OmegaConf
-    from randml_core.config import build_spec
+    """A store with the test experiment's grid on heart for seeds 0 and 1, and the two report sets."""
     from randml_core.report import build_report
     from randml_core.runner import run
-
-    def compose(*overrides):
-        with initialize_config_dir(config_dir=str(REPO / "conf"), version_base="1.3"):
-            return build_spec(OmegaConf.to_container(hcompose(config_name="config", overrides=list(overrides)),
-                                                     resolve=True))
 
     base = tmp_path_factory.mktemp("artefact-sets")
     store = base / "store"
     refs = {}
     for seed in (0, 1):
-        spec = _spec(compose, seed)
+        spec = _spec(seed)
         assert run(spec, str(store), n_jobs=1, progress=False).failed == 0
         build_report(spec, str(store), str(base / f"ref{seed}"), committed=True)
         refs[seed] = snapshot(base / f"ref{seed}")
@@ -174,7 +169,7 @@ def sets(tmp_path_factory):
     assert all(refs[0][k] != refs[1][k] for k in FILES)  # every file tells the two sets apart
     for seed in (0, 1):
         assert_consistent(refs[seed])
-    return {"store": store, "A": refs[0], "B": refs[1], "dirA": base / "ref0", "compose": compose}
+    return {"store": store, "A": refs[0], "B": refs[1], "dirA": base / "ref0"}
 
 
 def _fresh_with_A(sets, dest: Path) -> Path:
@@ -195,7 +190,7 @@ class Server:
     def __init__(self, sets, tmp_path: Path):
         script = tmp_path / "report_server.py"
         script.write_text(SERVER)
-        self.proc = subprocess.Popen([sys.executable, str(script), str(REPO / "conf"), str(sets["store"]), "1",
+        self.proc = subprocess.Popen([sys.executable, str(script), str(CONF), EXPERIMENT, str(sets["store"]), "1",
                                       *OVERRIDES], cwd=REPO, env=_env(), stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         assert self._line() == "ready", self.proc.stderr.read()
@@ -232,7 +227,7 @@ def server(sets, tmp_path_factory):
 def _after_next_run(sets, res: Path) -> dict:
     """The 'next run': a complete report of set B into ``res``; returns the folder's snapshot."""
     from randml_core.report import build_report
-    build_report(_spec(sets["compose"], 1), str(sets["store"]), str(res), committed=True)
+    build_report(_spec(1), str(sets["store"]), str(res), committed=True)
     return snapshot(res)
 
 
@@ -310,7 +305,7 @@ def test_exception_after_half_the_files_are_staged_keeps_the_old_set(sets, tmp_p
 
     monkeypatch.setattr(ArtefactSet, "_stage", failing)
     with pytest.raises(RuntimeError, match="injected"):
-        build_report(_spec(sets["compose"], 1), str(sets["store"]), str(res), committed=True)
+        build_report(_spec(1), str(sets["store"]), str(res), committed=True)
     assert len(staged) == 3
     assert snapshot(res) == sets["A"] and temps(res) == []
     monkeypatch.undo()
@@ -331,15 +326,15 @@ def test_full_disk_part_way_through_a_file_keeps_the_old_set(sets, tmp_path, mon
 
     monkeypatch.setattr(artefacts, "_write_handle", enospc)
     with pytest.raises(OSError) as exc:
-        build_report(_spec(sets["compose"], 1), str(sets["store"]), str(res), committed=True)
+        build_report(_spec(1), str(sets["store"]), str(res), committed=True)
     assert exc.value.errno == errno.ENOSPC
     assert snapshot(res) == sets["A"] and temps(res) == []  # nothing truncated, nothing left over
     # a single-file write: the old bytes stay whole
-    target = res / "tables" / "smoke.md"
+    target = res / "tables" / "atomic.md"
     calls[:] = [0, 0, 0]  # the next write is the 4th: half of it reaches the disk, then ENOSPC
     with pytest.raises(OSError):
         atomic_write(target, "new text that does not fit\n")
-    assert target.read_bytes() == sets["A"]["tables/smoke.md"] and temps(res) == []
+    assert target.read_bytes() == sets["A"]["tables/atomic.md"] and temps(res) == []
 
 
 # ----------------------------------------------------------------------------- debris, reruns, scratch
@@ -384,7 +379,7 @@ def test_a_journal_without_its_temps_is_idempotent_and_a_broken_one_is_dropped(t
 def test_rerun_from_the_same_store_leaves_every_file_but_the_sidecar_untouched(sets, tmp_path):
     from randml_core.report import build_report
     res = tmp_path / "res"
-    spec = _spec(sets["compose"], 0)
+    spec = _spec(0)
     build_report(spec, str(sets["store"]), str(res), committed=True)
     first = snapshot(res)
     mtimes = {k: (res / k).stat().st_mtime_ns for k in first}
@@ -396,52 +391,55 @@ def test_rerun_from_the_same_store_leaves_every_file_but_the_sidecar_untouched(s
     assert _meta(first[SIDECAR]) == _meta(second[SIDECAR])
     assert all((res / k).stat().st_mtime_ns == mtimes[k] for k in first if k != SIDECAR)  # not even rewritten
     assert same_set(second, sets["A"])  # and the same bytes as an independent build from the same store
-    md = second["tables/smoke.md"].decode()
+    md = second["tables/atomic.md"].decode()
     assert "Code version" not in md and "Compute per dataset" not in md and "UTC" not in md
-    assert b"generated_by" not in second["tables/smoke.csv"]
+    assert b"generated_by" not in second["tables/atomic.csv"]
     facts = json.loads(second[SIDECAR])["facts"]
     assert facts["compute_per_dataset"].startswith("Compute per dataset") and facts["row_code_versions"]
 
 
 def test_quick_profile_and_overrides_write_to_scratch_never_over_the_paper_files(sets, tmp_path):
     res = _fresh_with_A(sets, tmp_path / "res")
-    common = [sys.executable, "-m", "randml_core.cli", "report", "experiment=smoke", f"store_dir={sets['store']}",
-              f"results_dir={res}", f"hydra.run.dir={tmp_path}/logs"]
-    quick = subprocess.run([*common, "profile=quick"], cwd=REPO, env=_env(), capture_output=True, text=True,
-                           timeout=300)
+    cli = [sys.executable, "-m", "randml_core.cli"]
+
+    def common(store):
+        return ["--config-dir", str(CONF), f"experiment={EXPERIMENT}", f"store_dir={store}", f"results_dir={res}",
+                f"hydra.run.dir={tmp_path}/logs"]
+    quick = subprocess.run([*cli, "report", *common(sets["store"]), "profile=quick"], cwd=REPO, env=_env(),
+                           capture_output=True, text=True, timeout=300)
     assert quick.returncode == 0, quick.stderr
-    scratch = res / "scratch" / "smoke"
+    scratch = res / "scratch" / EXPERIMENT
     assert f"{scratch}/" in quick.stdout and "profile=quick" in quick.stderr
-    assert (scratch / "tables" / "smoke.md").is_file() and (scratch / "tables" / "smoke.meta.json").is_file()
-    assert "profile = quick" in (scratch / "tables" / "smoke.md").read_text()
+    assert (scratch / "tables" / "atomic.md").is_file() and (scratch / "tables" / "atomic.meta.json").is_file()
+    assert "profile = quick" in (scratch / "tables" / "atomic.md").read_text()
     snap = snapshot(res)
     assert same_set({k: v for k, v in snap.items() if not k.startswith("scratch/")}, sets["A"])
     # restating a default (and neutral overrides) is still the committed config; from this store, which lacks
-    # heart's cells, its report goes to the scratch folder (a snapshot is written only from a complete set) ...
+    # wine's cells, its report goes to the scratch folder (a snapshot is written only from a complete set) ...
     same_args = ["protocol.repeats=1", "n_jobs=1", "progress=false"]
-    same = subprocess.run([*common, *same_args], cwd=REPO, env=_env(), capture_output=True, text=True, timeout=300)
+    same = subprocess.run([*cli, "report", *common(sets["store"]), *same_args], cwd=REPO, env=_env(),
+                          capture_output=True, text=True, timeout=300)
     assert same.returncode == 0, same.stderr
-    assert "smoke: 72 of 144 cells stored: the artefacts go to the scratch folder" in same.stderr
+    # tiny's plan, 3 folds: heart 3 + 4 + 2 settings = 27 cells (stored), wine 3 + 4 + 2 = 27 (6 skipped by rule)
+    assert "atomic: 27 of 54 cells stored: the artefacts go to the scratch folder" in same.stderr
     assert same_set({k: v for k, v in snapshot(res).items() if not k.startswith("scratch/")}, sets["A"])
     # ... and once the store is complete, over the paper files
-    import shutil
     store = tmp_path / "store"
     shutil.copytree(sets["store"], store)
-    common = [c if not c.startswith("store_dir=") else f"store_dir={store}" for c in common]
-    filled = subprocess.run([*common[:3], "run", *common[4:], "dataset=heart", "progress=false"], cwd=REPO, env=_env(),
+    filled = subprocess.run([*cli, "run", *common(store), "dataset=wine", "progress=false"], cwd=REPO, env=_env(),
                             capture_output=True, text=True, timeout=300)
     assert filled.returncode == 0, filled.stderr
-    same = subprocess.run([*common, *same_args], cwd=REPO, env=_env(), capture_output=True, text=True, timeout=300)
+    same = subprocess.run([*cli, "report", *common(store), *same_args], cwd=REPO, env=_env(), capture_output=True,
+                          text=True, timeout=300)
     assert same.returncode == 0, same.stderr
     assert "scratch" not in same.stdout
-    md = (res / "tables" / "smoke.md").read_text()
-    assert "heart" in md and md.encode() != sets["A"]["tables/smoke.md"]  # the experiment's own two datasets
+    md = (res / "tables" / "atomic.md").read_text()
+    assert "wine" in md and md.encode() != sets["A"]["tables/atomic.md"]  # the experiment's own two datasets
 
 
 def test_a_smoke_experiment_never_writes_into_the_committed_folders(tmp_path):
     # leaderboard_quick is the engine's own smoke run of the leaderboard, with profile=paper in the Makefile;
-    # before `snapshot: false` its files landed untracked in results/ (the papers' pri_quick and elmboost_quick:
-    # experiments/pri/tests/test_pri_quick_snapshot.py)
+    # before `snapshot: false` its files landed untracked in results/
     assert "snapshot: false" in shipped("experiment/leaderboard_quick.yaml").read_text()
     res = tmp_path / "res"
     out = subprocess.run([sys.executable, "-m", "randml_core.cli", "report", "experiment=leaderboard_quick",
