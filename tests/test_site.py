@@ -14,6 +14,7 @@ import pytest
 
 pytest.importorskip("markdown_it", reason="markdown-it-py is in the dev extra: pip install -e '.[dev]'")
 
+from randml_core.plugins import Benchmark  # noqa: E402
 from randml_core.site import build_site  # noqa: E402
 from randml_core.site.check import check_static  # noqa: E402
 from randml_core.site.mdrender import render  # noqa: E402
@@ -22,6 +23,10 @@ from randml_core.site.papers import PAPERS as INSTALLED  # noqa: E402
 
 #: the benchmarks the default site shows: randml's own (another installed benchmark has no artefacts here)
 PAPERS = [p for p in INSTALLED if p.package in _shipped_packages()]
+#: the benchmarks of the tests' own results (``build_site(benchmarks=...)``, as ``--benchmark KEY``): the site files
+#: a benchmark's artefacts by their prefix ``<key>_``; ``demo`` has files of every kind, ``empty`` none
+DEMO = Benchmark(key="demo", short="Demo", title="The site tests' benchmark")
+EMPTY = Benchmark(key="empty", short="Empty", title="A benchmark without artefacts")
 
 REPO = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")
@@ -152,26 +157,26 @@ def test_heatmap_ranks_worked_by_hand():
 def test_each_cd_diagram_gets_the_heatmap_of_its_table(small_results, tmp_path):
     t, f = small_results / "tables", small_results / "figures"
     # 3 models on 3 datasets: the fewest a CD diagram can say something on (the site leaves out a diagram on fewer)
-    (t / "eem_table4.csv").write_text("dataset,note,EEM mean,EEM std,SVM mean,SVM std,ELM mean,ELM std\n"
+    (t / "demo_table1.csv").write_text("dataset,note,EEM mean,EEM std,SVM mean,SVM std,ELM mean,ELM std\n"
                                       "heart,,0.80,0.1,0.70,0.1,0.60,0.1\nsonar,,0.90,0.1,0.95,0.1,0.85,0.1\n"
                                       "iris,,0.70,0.1,0.75,0.1,0.50,0.1\n")
-    (t / "eem_table4_stats.md").write_text("# Stats\n\n## All\n\n![critical difference diagram](../figures/eem_table4_cd.png)"
+    (t / "demo_table1_stats.md").write_text("# Stats\n\n## All\n\n![critical difference diagram](../figures/demo_table1_cd.png)"
                                           "\n\n### Comparison of 3 models on 3 datasets (gmean, higher is better)\n")
-    tiny_png(f / "eem_table4_cd.png")
-    tiny_png(f / "eem_table4_real_cd.png")  # a subset's diagram: no heatmap of its own
+    tiny_png(f / "demo_table1_cd.png")
+    tiny_png(f / "demo_table1_real_cd.png")  # a subset's diagram: no heatmap of its own
     site = tmp_path / "site"
     (site / "heatmaps").mkdir(parents=True)
     (site / "heatmaps" / "gone_heatmap.png").write_bytes(b"old")  # from an earlier build
-    build_site(small_results, site)
-    assert sorted(p.name for p in (site / "heatmaps").iterdir()) == ["eem_table4_heatmap.png"]
-    page = (site / "eem.html").read_text()
+    build_site(small_results, site, benchmarks=[DEMO])
+    assert sorted(p.name for p in (site / "heatmaps").iterdir()) == ["demo_table1_heatmap.png"]
+    page = (site / "demo.html").read_text()
     pair = page.split('<div class="pair">')[1].split("</div>")[0]
-    assert 'id="eem_table4_cd"' in pair and 'src="heatmaps/eem_table4_heatmap.png"' in pair
-    assert page.count('<div class="pair">') == 1 and 'id="eem_table4_real_cd"' in page
+    assert 'id="demo_table1_cd"' in pair and 'src="heatmaps/demo_table1_heatmap.png"' in pair
+    assert page.count('<div class="pair">') == 1 and 'id="demo_table1_real_cd"' in page
     assert check_static(site) == []
-    png = (site / "heatmaps" / "eem_table4_heatmap.png").read_bytes()
-    build_site(small_results, site)
-    assert (site / "heatmaps" / "eem_table4_heatmap.png").read_bytes() == png
+    png = (site / "heatmaps" / "demo_table1_heatmap.png").read_bytes()
+    build_site(small_results, site, benchmarks=[DEMO])
+    assert (site / "heatmaps" / "demo_table1_heatmap.png").read_bytes() == png
 
 
 def tiny_png(path: Path, width=4, height=3) -> Path:
@@ -190,17 +195,17 @@ def small_results(tmp_path):
     t, f = res / "tables", res / "figures"
     t.mkdir(parents=True)
     f.mkdir()
-    (t / "eem_table4.md").write_text("# EEM Table 4\n\n| dataset | EEM |\n|---|---|\n| heart | 0.80 |\n| sonar | 0.90 |\n"
+    (t / "demo_table1.md").write_text("# Demo Table 1\n\n| dataset | EEM |\n|---|---|\n| heart | 0.80 |\n| sonar | 0.90 |\n"
                                      "| iris | 0.70 |\n\n- Code version: 0123456789\n")
-    (t / "eem_table4.csv").write_text("dataset,EEM mean,generated_by\nheart,0.8,0123456789\n")
-    (t / "eem_table4.tex").write_text("\\begin{tabular}\\end{tabular}\n")
-    (t / "eem_report.md").write_text(REPORT)
-    (t / "eem_table4_stats.md").write_text("# Friedman test\n\np = 0.012 (Nemenyi CD 1.3)\n")
-    (t / "eem_levels.csv").write_text("level,acc\n0,0.9\n1,0.95\n")
-    (t / "bench_eem.md").write_text("# bench\n\nfit 1.0 s\n")
+    (t / "demo_table1.csv").write_text("dataset,EEM mean,generated_by\nheart,0.8,0123456789\n")
+    (t / "demo_table1.tex").write_text("\\begin{tabular}\\end{tabular}\n")
+    (t / "demo_report.md").write_text(REPORT)
+    (t / "demo_table1_stats.md").write_text("# Friedman test\n\np = 0.012 (Nemenyi CD 1.3)\n")
+    (t / "demo_levels.csv").write_text("level,acc\n0,0.9\n1,0.95\n")
+    (t / "bench_demo.md").write_text("# bench\n\nfit 1.0 s\n")
     (t / "zzz_misc.md").write_text("# misc\n")
-    tiny_png(f / "eem_fig3.png")
-    (f / "eem_fig3.pdf").write_bytes(b"%PDF-1.4\n")
+    tiny_png(f / "demo_fig1.png")
+    (f / "demo_fig1.pdf").write_bytes(b"%PDF-1.4\n")
     return res
 
 
@@ -208,31 +213,45 @@ def test_build_on_small_results(small_results, tmp_path):
     site = tmp_path / "site"
     (site).mkdir()
     (site / "old.html").write_text("<html></html>")  # a page of an earlier build
-    build_site(small_results, site)
+    build_site(small_results, site, benchmarks=[DEMO, EMPTY])
     assert not (site / "old.html").exists()
-    assert sorted(p.name for p in site.glob("*.html")) == sorted(
-        ["index.html", "datasets.html", *[f"{p.key}.html" for p in PAPERS]])
+    assert sorted(p.name for p in site.glob("*.html")) == ["datasets.html", "demo.html", "empty.html", "index.html"]
     assert not list(site.rglob("*.tmp"))
-    eem = (site / "eem.html").read_text()
-    page = Collect(eem)
+    demo = (site / "demo.html").read_text()
+    page = Collect(demo)
     assert ("v-held", "HELD") in page.badges
-    # statistics: the module's file is shown in its section; a paper without one says where it will go
-    stats = eem.split('id="statistics"')[1].split('id="benchmarks"')[0]
+    # statistics: the module's file is shown in its section; a benchmark without one says where it will go
+    stats = demo.split('id="statistics"')[1].split('id="benchmarks"')[0]
     assert "Friedman test" in stats and "p = 0.012" in stats and "No statistics yet" not in stats
-    assert "eem_table4_stats.md" not in eem.split('id="tables"')[1].split('id="figures"')[0]
-    assert "No statistics yet" in (site / "pri.html").read_text()
+    assert "demo_table1_stats.md" not in demo.split('id="tables"')[1].split('id="figures"')[0]
+    assert "No statistics yet" in (site / "empty.html").read_text()
     # every file reachable: md, csv, tex of the table, the data csv, png and pdf of the figure
     targets = {os.path.normpath(site / h).split(os.sep)[-1] for h in page.links + page.imgs if "#" not in h}
-    assert {"eem_table4.md", "eem_table4.csv", "eem_table4.tex", "eem_levels.csv", "eem_fig3.png",
-            "eem_fig3.pdf", "bench_eem.md", "eem_report.md"} <= targets
-    assert page.imgs == ["../results/figures/eem_fig3.png"]
-    assert "0123456789" in eem.split('id="provenance"')[1]  # the code version the table names
-    assert "zzz_misc.md" in (site / "index.html").read_text()  # a file no paper claims is still listed
+    assert {"demo_table1.md", "demo_table1.csv", "demo_table1.tex", "demo_levels.csv", "demo_fig1.png",
+            "demo_fig1.pdf", "bench_demo.md", "demo_report.md"} <= targets
+    assert page.imgs == ["../results/figures/demo_fig1.png"]
+    assert "0123456789" in demo.split('id="provenance"')[1]  # the code version the table names
+    assert "zzz_misc.md" in (site / "index.html").read_text()  # a file no benchmark claims is still listed
     assert check_static(site) == []
     # the same inputs give the same bytes
     before = {p: p.read_bytes() for p in site.rglob("*") if p.is_file()}
-    build_site(small_results, site)
+    build_site(small_results, site, benchmarks=[DEMO, EMPTY])
     assert {p: p.read_bytes() for p in site.rglob("*") if p.is_file()} == before
+
+
+def test_default_site_has_a_page_per_installed_benchmark_and_lists_the_other_files(small_results, tmp_path):
+    """Without ``benchmarks``, the pages are randml's own installed benchmarks'; demo is none of them (no page), so
+    its files are listed among the files no page claims."""
+    site = tmp_path / "site"
+    build_site(small_results, site)
+    assert sorted(p.name for p in site.glob("*.html")) == sorted(
+        ["index.html", "datasets.html", *[f"{p.key}.html" for p in PAPERS]])
+    assert all("No statistics yet" in (site / f"{p.key}.html").read_text() for p in PAPERS)  # none has files here
+    index = (site / "index.html").read_text()
+    others = Collect(index.split('id="other"')[1]).links
+    assert {Path(h).name for h in others} == {p.name for d in ("tables", "figures")
+                                                for p in (small_results / d).iterdir()}
+    assert check_static(site) == []
 
 
 def test_leaderboard_report_gets_its_own_page(small_results, tmp_path):
@@ -241,7 +260,7 @@ def test_leaderboard_report_gets_its_own_page(small_results, tmp_path):
     (t / "leaderboard.csv").write_text("dataset,A mean\nd,0.9\n")
     (t / "leaderboard_nested.md").write_text("# leaderboard: gmean (nested CV selection)\n")
     (t / "leaderboard_stats.md").write_text("# ranks\n\n![critical difference diagram](../figures/leaderboard_cd.png)\n")
-    (t / "leaderboard_profile.md").write_text("# Where the compute went\n\nSLM Boost 40 %\n")
+    (t / "leaderboard_profile.md").write_text("# Where the compute went\n\nSVC-rbf 40 %\n")
     tiny_png(f / "leaderboard_cd.png")
     site = tmp_path / "site"
     build_site(small_results, site)
@@ -251,7 +270,7 @@ def test_leaderboard_report_gets_its_own_page(small_results, tmp_path):
     assert {"leaderboard.md", "leaderboard.csv", "leaderboard_nested.md", "leaderboard_stats.md",
             "leaderboard_profile.md", "leaderboard_cd.png", "leaderboard.yaml"} <= targets
     compute = page.split('id="compute"')[1].split('id="provenance"')[0]
-    assert "SLM Boost 40 %" in compute and "ranks" in page.split('id="statistics"')[1].split('id="figures"')[0]
+    assert "SVC-rbf 40 %" in compute and "ranks" in page.split('id="statistics"')[1].split('id="figures"')[0]
     index = (site / "index.html").read_text()
     others = index.split('id="other"')[1] if 'id="other"' in index else ""
     assert 'href="leaderboard.html"' in index and "leaderboard" not in others  # its files are the page's
@@ -264,7 +283,7 @@ def test_static_check_finds_broken_links(small_results, tmp_path):
     build_site(small_results, site)
     (site / "broken.html").write_text(
         '<html><head><title>x</title></head><body><h1>x</h1><a href="missing.csv">a</a>'
-        '<img src="https://cdn.example.org/x.png"><a href="eem.html#nowhere">b</a><a href="#claims">c</a></body></html>')
+        '<img src="https://cdn.example.org/x.png"><a href="index.html#nowhere">b</a><a href="#claims">c</a></body></html>')
     problems = check_static(site)
     assert len(problems) == 4, problems
     assert any("missing.csv does not resolve" in p for p in problems)
@@ -309,7 +328,7 @@ def test_committed_snapshot_links_resolve_and_is_small():
 
 def test_committed_site_shows_the_committed_results(tmp_path):
     # the site is a committed artefact built from results/: after a table or claims file changes, the pages
-    # must be rebuilt (this session found the MeMd and ELM boosting pages showing claims two commits old).
+    # must be rebuilt (this session found two benchmark pages showing claims two commits old).
     # Built from a copy, so links out of results/ (conf/, datasets/) differ: ignored.
     results = tmp_path / "results"
     for part in ("tables", "figures"):
