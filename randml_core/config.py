@@ -401,9 +401,30 @@ def _selected_models(cfg: dict, models: dict, choices=None) -> list[str]:
     return keys
 
 
+def _target_estimator(target: dict, key: str):
+    """The estimator a model config's ``estimator:`` node builds (its ``_target_`` checked first, then built), with
+    the node's own constructor arguments checked as a grid's values are."""
+    from .family import target_family
+    from .trust import check_target_node
+    where = f"models.{key}."
+    check_target_node(target, f"{where}estimator")  # configs are data: nothing is called before this
+    try:
+        estimator = target_family(target).estimator()
+    except ConfigError as exc:  # it built something that is not an estimator
+        raise ConfigError(f"models.{key}.{exc}") from None
+    except Exception as exc:
+        raise ConfigError(f"{where}estimator: cannot instantiate {target['_target_']!r} "
+                          f"({type(exc).__name__}: {exc}); {target_hint(target['_target_'])}"
+                          "fix: _target_ is the import path of a class or function") from None
+    own = estimator.get_params(deep=False)
+    _check_param(estimator, {k: v for k, v in target.items() if k in own and not isinstance(v, (dict, list))},
+                 f"{where}estimator.")
+    return estimator
+
+
 def _model_variants(key: str, m: dict, profile: str, only: str | None) -> list[Variant]:
     """The variants of one model config ``models.<key>``, every value checked."""
-    from .family import FAMILIES, target_family
+    from .family import FAMILIES
     where = f"models.{key}."
     ident = _model_identity(m, where)
     unknown = sorted(set(m) - set(MODEL_KEYS))
@@ -415,21 +436,8 @@ def _model_variants(key: str, m: dict, profile: str, only: str | None) -> list[V
     target = None
     if "estimator" in m:
         target = dict(m["estimator"])
-        from .trust import check_target_node
-        check_target_node(target, f"{where}estimator")  # configs are data: nothing is called before this
-        try:
-            family = target_family(target)
-            estimator = family.estimator()
-        except ConfigError as exc:  # it built something that is not an estimator
-            raise ConfigError(f"models.{key}.{exc}") from None
-        except Exception as exc:
-            raise ConfigError(f"{where}estimator: cannot instantiate {target['_target_']!r} "
-                              f"({type(exc).__name__}: {exc}); {target_hint(target['_target_'])}"
-                              "fix: _target_ is the import path of a class or function") from None
+        estimator = _target_estimator(target, key)
         label = target["_target_"]
-        own = estimator.get_params(deep=False)  # the node's own constructor arguments, checked as a grid's values
-        _check_param(estimator, {k: v for k, v in target.items() if k in own and not isinstance(v, (dict, list))},
-                     f"{where}estimator.")
     else:
         if ident not in FAMILIES:
             names = FAMILIES.all()
