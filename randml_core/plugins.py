@@ -66,6 +66,9 @@ class Benchmark:
     package: str = ""             # set by discovery
     #: check id -> reason: the plug-in checks (:mod:`randml_core.testing`) it is known to fail
     expected_failures: dict = field(default_factory=dict)
+    #: experiment -> reason: experiments whose cells are too slow (minutes each) for the test suite to recompute
+    #: from a committed frame; verified by hand instead (``randml verify``, docs/reproducing.md)
+    slow_to_verify: dict = field(default_factory=dict)
 
 
 #: module -> why it could not be imported (an optional package missing, e.g. the ``papers`` extra)

@@ -287,9 +287,16 @@ def _framed():
     return out
 
 
-#: experiments whose cells take minutes each, verified by hand instead (the command and its figure: docs/reproducing.md)
-SLOW_CELLS = {"elmboost": "a cell is a whole boosting run (20 levels on 60,000 images: minutes on mnist-5k, an hour "
-                          "on MNIST)", "elmboost_fig1": "as elmboost", "elmboost_fig2": "as elmboost"}
+def _slow_to_verify() -> dict:
+    """experiment -> reason: the experiments whose cells an installed benchmark declares too slow to recompute here
+    (``Benchmark.slow_to_verify``: verified by hand instead, the command and its figure in docs/reproducing.md)."""
+    from randml_core import plugins
+    return {name: why for bench in plugins.benchmarks() for name, why in bench.slow_to_verify.items()}
+
+
+def test_the_experiments_declared_slow_to_verify_exist():
+    from randml_core.results import experiments
+    assert set(_slow_to_verify()) <= set(experiments())
 
 
 @pytest.mark.parametrize("experiment, frame", _framed(), ids=[e for e, _ in _framed()])
@@ -297,8 +304,9 @@ def test_every_committed_frame_reproduces_a_sample_of_its_cells(experiment, fram
     """Two cells of every experiment a committed frame holds (drawn with seed 1) recomputed from scratch equal the
     frame's rows in every deterministic column (`randml verify experiment=NAME sample=2 seed=1`), on an empty store
     over the committed frames."""
-    if experiment in SLOW_CELLS:
-        pytest.skip(f"{experiment}: {SLOW_CELLS[experiment]}; verified by hand (docs/reproducing.md)")
+    slow = _slow_to_verify()
+    if experiment in slow:
+        pytest.skip(f"{experiment}: {slow[experiment]}; verified by hand (docs/reproducing.md)")
     from randml_core.results import compose_spec
     from randml_core.verify import verify
     monkeypatch.setenv(frames.FRAMES_ENV, str(frame.parent))

@@ -22,4 +22,6 @@ BENCHMARK = Benchmark(
     title='ELM Ridge Regression Boosting',
     authors='M. Andrecut (2023)',
     config_names=('elm_ridge_boosting', 'elmboost'), catalogue='elmboost', text='elm_ridge_boosting.txt',
+    slow_to_verify={'elmboost': 'a cell is a whole boosting run (20 levels on 60,000 images: minutes on mnist-5k, '
+                                'an hour on MNIST)', 'elmboost_fig1': 'as elmboost', 'elmboost_fig2': 'as elmboost'},
 )
