@@ -3,28 +3,61 @@ layer under the store (its rows lose to the store's), never copied by a compacti
 `randml verify`, which recomputes drawn cells and names each one that differs."""
 import json
 
+import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from sklearn.svm import SVC
 
 from randml_core import frames
+from randml_core.family import Family, evaluate_plain
 from randml_core.store import Store, StoreError
 
 
-@pytest.fixture(scope="module")
-def smoke_store(tmp_path_factory):
-    """A complete store of the smoke experiment on heart (72 cells) under <tmp>/results/store."""
+def _tiny_spec(models: dict | None = None):
+    """The engine's tiny experiment on heart (27 cells: 3 folds x (3 kNN + 4 SVC + 2 LogReg-liblinear settings)),
+    with ``models`` added to its model nodes."""
     from hydra import compose as hcompose, initialize_config_dir
     from omegaconf import OmegaConf
     from randml_core.config import build_spec
-    from randml_core.runner import run
     from conftest import REPO
     with initialize_config_dir(config_dir=str(REPO / "conf"), version_base="1.3"):
-        cfg = hcompose(config_name="config", overrides=["experiment=smoke", "dataset=heart"])
-    spec = build_spec(OmegaConf.to_container(cfg, resolve=True))
+        cfg = hcompose(config_name="config", overrides=["experiment=tiny", "dataset=heart"])
+    node = OmegaConf.to_container(cfg, resolve=True)
+    node["models"].update(models or {})
+    return build_spec(node)
+
+
+def _stored(spec, tmp_path_factory):
+    from randml_core.runner import run
     root = tmp_path_factory.mktemp("frames") / "results" / "store"
     run(spec, str(root), n_jobs=1, progress=False)
     return spec, root
+
+
+@pytest.fixture(scope="module")
+def tiny_store(tmp_path_factory):
+    """A complete store of the tiny experiment on heart (27 cells) under <tmp>/results/store."""
+    return _stored(_tiny_spec(), tmp_path_factory)
+
+
+def _svc_with_extras(split, settings):
+    return evaluate_plain(SVC_EXTRAS, split, settings, extras=lambda est: {
+        "n_support": int(est.n_support_.sum()), "n_iter": int(np.max(est.n_iter_))})
+
+
+#: scikit-learn's SVC storing two diagnostics, x_n_support and x_n_iter (deterministic: libsvm's solver)
+SVC_EXTRAS = Family("frames_svc_extras", SVC, "1", _svc_with_extras)
+
+
+@pytest.fixture(scope="module")
+def extras_store(tmp_path_factory):
+    """A complete store of tiny on heart plus the model SVC-extras (family SVC_EXTRAS, 2 x 2 settings): 27 cells
+    without diagnostics and 3 folds x 4 = 12 with x_n_support and x_n_iter, 39 in all."""
+    from randml_core.family import register_family
+    register_family(SVC_EXTRAS)
+    return _stored(_tiny_spec({"svc_extras": {"family": SVC_EXTRAS.name, "variants": {"SVC-extras": {}},
+                                              "grid": {"gamma": [0.1, 1.0], "C": [1.0, 100.0]}}}), tmp_path_factory)
 
 
 def _copy_store(src, dst):
@@ -33,86 +66,86 @@ def _copy_store(src, dst):
     return dst
 
 
-def test_export_refuses_an_incomplete_store_and_writes_nothing(smoke_store, tmp_path):
-    spec, root = smoke_store
+def test_export_refuses_an_incomplete_store_and_writes_nothing(tiny_store, tmp_path):
+    spec, root = tiny_store
     store = _copy_store(root, tmp_path / "results" / "store")
-    rows = Store(store, "smoke").read()
-    for p in (store / "smoke").glob("part-*.parquet"):
+    rows = Store(store, "tiny").read()
+    for p in (store / "tiny").glob("part-*.parquet"):
         p.unlink()
-    Store(store, "smoke").write(rows.iloc[:-5])  # 5 cells lost
-    with pytest.raises(StoreError, match=r"smoke: 67 of 72 planned cells are stored \(5 missing, 0 failed\).*"
-                                         r"randml run experiment=smoke"):
+    Store(store, "tiny").write(rows.iloc[:-5])  # 5 cells lost
+    with pytest.raises(StoreError, match=r"tiny: 22 of 27 planned cells are stored \(5 missing, 0 failed\).*"
+                                         r"randml run experiment=tiny"):
         frames.export(spec, store)
     assert not (tmp_path / "results" / "frames").exists()
 
 
-def test_a_frame_reads_as_the_store_it_was_exported_from(smoke_store, tmp_path, monkeypatch):
+def test_a_frame_reads_as_the_store_it_was_exported_from(tiny_store, tmp_path, monkeypatch):
     monkeypatch.delenv(frames.FRAMES_ENV, raising=False)
-    spec, root = smoke_store
+    spec, root = tiny_store
     store = _copy_store(root, tmp_path / "results" / "store")
-    before = Store(store, "smoke").read()
+    before = Store(store, "tiny").read()
     path, stats = frames.export(spec, store)
-    assert path == tmp_path / "results" / "frames" / "smoke.parquet" and stats["rows"] == 72
+    assert path == tmp_path / "results" / "frames" / "tiny.parquet" and stats["rows"] == 27
     meta = json.loads(pq.read_schema(path).metadata[b"randml.frame.constants"])
     assert "code_version" in meta and "packages" in meta  # provenance once, not in every row
     assert "code_version" not in pq.read_schema(path).names
-    for p in (store / "smoke").glob("part-*.parquet"):
+    for p in (store / "tiny").glob("part-*.parquet"):
         p.unlink()
-    fresh = Store(store, "smoke")
+    fresh = Store(store, "tiny")
     assert fresh.parts() == [] and fresh.has_rows()
     after = fresh.read()
     pd.testing.assert_frame_equal(before, after)
     cols = fresh.read_columns(["key", "status", "gmean"])
-    assert sorted(cols["key"]) == sorted(before["key"]) and len(cols["gmean"]) == 72
+    assert sorted(cols["key"]) == sorted(before["key"]) and len(cols["gmean"]) == 27
     prov = frames.provenance(path)
-    assert prov["experiments"]["smoke"]["cells"] == 72 and "heart" in prov["experiments"]["smoke"]["data"]
+    assert prov["experiments"]["tiny"]["cells"] == 27 and "heart" in prov["experiments"]["tiny"]["data"]
 
 
-def _framed_with_own_rows(smoke_store, tmp_path, n: int):
-    """``(store root, every row, the n rows the store holds)``: a copy of the smoke store exported to its frame, its
+def _framed_with_own_rows(tiny_store, tmp_path, n: int):
+    """``(store root, every row, the n rows the store holds)``: a copy of the tiny store exported to its frame, its
     parts removed, then ``n`` of its rows written back with gmean 0.123 (the store's rows over the frame's)."""
-    spec, root = smoke_store
+    spec, root = tiny_store
     store = _copy_store(root, tmp_path / "results" / "store")
     frames.export(spec, store)
-    original = Store(store, "smoke").read(with_frame=False)
-    for p in (store / "smoke").glob("part-*.parquet"):
+    original = Store(store, "tiny").read(with_frame=False)
+    for p in (store / "tiny").glob("part-*.parquet"):
         p.unlink()
     mine = original.iloc[:n].copy()
     mine["gmean"] = 0.123
-    Store(store, "smoke").write(mine)
+    Store(store, "tiny").write(mine)
     return store, original, mine
 
 
-def test_the_stores_rows_win_and_compaction_never_copies_the_frame(smoke_store, tmp_path):
-    store, original, mine = _framed_with_own_rows(smoke_store, tmp_path, 3)
-    s = Store(store, "smoke")
+def test_the_stores_rows_win_and_compaction_never_copies_the_frame(tiny_store, tmp_path):
+    store, original, mine = _framed_with_own_rows(tiny_store, tmp_path, 3)
+    s = Store(store, "tiny")
     s.write(original.iloc[3:4])
     got = s.read().set_index("key")
-    assert (got.loc[mine["key"], "gmean"] == 0.123).all() and len(got) == 72  # the store's rows win
+    assert (got.loc[mine["key"], "gmean"] == 0.123).all() and len(got) == 27  # the store's rows win
     s.compact()
     assert len(s.read(with_frame=False)) == 4  # the merged part holds the store's rows only
-    assert len(s.read()) == 72
+    assert len(s.read()) == 27
 
 
-def test_a_read_of_some_keys_is_the_whole_read_filtered(smoke_store, tmp_path):
+def test_a_read_of_some_keys_is_the_whole_read_filtered(tiny_store, tmp_path):
     """Store.read(keys=...) (load()'s path: the frame's rows picked in Arrow, a mask remembered per frame content and
     key array) equals read() filtered on the keys, with parts that win over the frame, for two key sets in turn."""
     import pyarrow as pa
     from randml_core.store import key_mask
-    store, _, mine = _framed_with_own_rows(smoke_store, tmp_path, 5)
-    whole = Store(store, "smoke").read()
+    store, _, mine = _framed_with_own_rows(tiny_store, tmp_path, 5)
+    whole = Store(store, "tiny").read()
     keys = sorted(whole["key"])
     for wanted in (keys[::2], keys[1::3], keys[::2]):
         for given in (set(wanted), pa.array(wanted, pa.string())):
-            got = Store(store, "smoke").read(keys=given)
+            got = Store(store, "tiny").read(keys=given)
             expected = whole[key_mask(whole["key"], set(wanted))].reset_index(drop=True)
             pd.testing.assert_frame_equal(got, expected)
-    assert (Store(store, "smoke").read(keys=set(mine["key"]))["gmean"] == 0.123).all()
+    assert (Store(store, "tiny").read(keys=set(mine["key"]))["gmean"] == 0.123).all()
 
 
-def test_a_tampered_frame_is_refused_naming_the_file(smoke_store, tmp_path):
+def test_a_tampered_frame_is_refused_naming_the_file(tiny_store, tmp_path):
 
-    spec, root = smoke_store
+    spec, root = tiny_store
     store = _copy_store(root, tmp_path / "results" / "store")
     path, _ = frames.export(spec, store)
     table = pq.read_table(path)
@@ -121,10 +154,10 @@ def test_a_tampered_frame_is_refused_naming_the_file(smoke_store, tmp_path):
     table = table.set_column(table.column_names.index("gmean"), "gmean", pa_array(col))
     pq.write_table(table, path, compression="zstd")  # metadata (checksum) kept, one value changed
     frames._VERIFIED.clear()
-    for p in (store / "smoke").glob("part-*.parquet"):
+    for p in (store / "tiny").glob("part-*.parquet"):
         p.unlink()
-    with pytest.raises(frames.FrameError, match=r"smoke.parquet: its rows do not match the checksum"):
-        Store(store, "smoke").read()
+    with pytest.raises(frames.FrameError, match=r"tiny.parquet: its rows do not match the checksum"):
+        Store(store, "tiny").read()
 
 
 def pa_array(values):
@@ -132,17 +165,17 @@ def pa_array(values):
     return pa.array(values, type=pa.float64())
 
 
-def test_verify_reproduces_drawn_cells_and_names_a_cell_that_differs(smoke_store, tmp_path, capsys):
+def test_verify_reproduces_drawn_cells_and_names_a_cell_that_differs(tiny_store, tmp_path, capsys):
     from randml_core.verify import verify
-    spec, root = smoke_store
+    spec, root = tiny_store
     store = _copy_store(root, tmp_path / "results" / "store")
     ok, drawn, bad = verify(spec, store, 12, 7)
     assert (ok, drawn, bad) == (12, 12, [])
     # every gmean of the frame changed (a frame written with the store's own checksum rule: only verify can tell)
-    rows = Store(store, "smoke").read()
+    rows = Store(store, "tiny").read()
     rows["gmean"] = rows["gmean"] + 1e-9
-    frames.write_frame(tmp_path / "results" / "frames" / "smoke.parquet", rows, {})
-    for p in (store / "smoke").glob("part-*.parquet"):
+    frames.write_frame(tmp_path / "results" / "frames" / "tiny.parquet", rows, {})
+    for p in (store / "tiny").glob("part-*.parquet"):
         p.unlink()
     capsys.readouterr()
     ok, drawn, bad = verify(spec, store, 5, 7)
@@ -151,65 +184,67 @@ def test_verify_reproduces_drawn_cells_and_names_a_cell_that_differs(smoke_store
     assert "MISMATCH dataset=heart model=" in out and "fold=" in out and "gmean stored" in out
 
 
-def test_frame_omit_leaves_the_named_column_out_and_verify_still_reproduces(smoke_store, tmp_path, capsys):
+def test_frame_omit_leaves_the_named_column_out_and_verify_still_reproduces(extras_store, tmp_path, capsys):
     """experiment.frame_omit: the named diagnostics are null in the frame's rows (folded: no column in the file),
     every other column as stored, the omission in the provenance; verify compares the column only where a row holds
     it (without the option the same frame mismatches on it: the skip is what lets it pass)."""
     import dataclasses
     from randml_core.verify import verify
-    spec, root = smoke_store
+    spec, root = extras_store
     store = _copy_store(root, tmp_path / "results" / "store")
-    before = Store(store, "smoke").read()
-    assert before["x_n_support"].notna().sum() > 0  # the SVM cells store it
+    before = Store(store, "tiny").read()
+    assert before["x_n_support"].notna().sum() == 12  # the SVC-extras cells store it, the 27 others do not
     lean = dataclasses.replace(spec, options={**spec.options, "frame_omit": ["x_n_support"]})
     path, stats = frames.export(lean, store)
-    assert "x_n_support" not in pq.read_schema(path).names and stats["rows"] == 72
-    assert frames.provenance(path)["experiments"]["smoke"]["omitted"] == ["x_n_support"]
-    for p in (store / "smoke").glob("part-*.parquet"):
+    assert "x_n_support" not in pq.read_schema(path).names and stats["rows"] == 39
+    assert frames.provenance(path)["experiments"]["tiny"]["omitted"] == ["x_n_support"]
+    for p in (store / "tiny").glob("part-*.parquet"):
         p.unlink()
-    after = Store(store, "smoke").read()
+    after = Store(store, "tiny").read()
     assert after["x_n_support"].isna().all()
     pd.testing.assert_frame_equal(before.drop(columns="x_n_support"), after.drop(columns="x_n_support"))
-    assert verify(lean, store, 12, 7) == (12, 12, [])
+    assert verify(lean, store, 39, 7) == (39, 39, [])
     capsys.readouterr()
-    ok, drawn, bad = verify(spec, store, 40, 7)
-    assert ok < drawn and {b[1] for b in bad} == {"x_n_support"}
+    ok, drawn, bad = verify(spec, store, 39, 7)  # every cell: the 12 SVC-extras cells differ on x_n_support alone
+    assert (ok, drawn) == (27, 39) and len(bad) == 12 and {b[1] for b in bad} == {"x_n_support"}
 
 
-def test_verify_skips_the_extras_a_family_declares_volatile(smoke_store, tmp_path, monkeypatch, capsys):
+def test_verify_skips_the_extras_a_family_declares_volatile(tiny_store, extras_store, tmp_path, monkeypatch,
+                                                            capsys):
     """A family's volatile extras (Family.volatile: timings, shared work that depends on the task's other cells) are
     not compared: a frame whose x_n_iter differs everywhere reproduces when the family declares it, and mismatches
-    on that column alone when it does not. ELM boosting declares its shared pass's seconds, levels and rate."""
+    on that column alone when it does not."""
+    import dataclasses
     from randml_core import verify as V
-    from randml_core.results import compose_spec
-    assert V._volatile(compose_spec("elmboost")) == {"x_shared_seconds", "x_shared_levels", "x_gflops_per_s"}
-    assert V._volatile(smoke_store[0]) == set()
-    spec, root = smoke_store
+    from randml_core.family import FAMILIES
+    assert V._volatile(tiny_store[0]) == set() and V._volatile(extras_store[0]) == set()
+    spec, root = extras_store
     store = _copy_store(root, tmp_path / "results" / "store")
-    rows = Store(store, "smoke").read()
-    assert rows["x_n_iter"].notna().any()
+    rows = Store(store, "tiny").read()
+    assert rows["x_n_iter"].notna().sum() == 12
     rows["x_n_iter"] = rows["x_n_iter"] + 1
-    frames.write_frame(tmp_path / "results" / "frames" / "smoke.parquet", rows, {})
-    for p in (store / "smoke").glob("part-*.parquet"):
+    frames.write_frame(tmp_path / "results" / "frames" / "tiny.parquet", rows, {})
+    for p in (store / "tiny").glob("part-*.parquet"):
         p.unlink()
     capsys.readouterr()
-    ok, drawn, bad = V.verify(spec, store, 30, 7)
-    assert ok < drawn and {b[1] for b in bad} == {"x_n_iter"}
-    monkeypatch.setattr(V, "_volatile", lambda spec: {"x_n_iter"})
-    assert V.verify(spec, store, 30, 7) == (30, 30, [])
+    ok, drawn, bad = V.verify(spec, store, 39, 7)  # every cell: the 12 SVC-extras cells differ on x_n_iter alone
+    assert (ok, drawn) == (27, 39) and len(bad) == 12 and {b[1] for b in bad} == {"x_n_iter"}
+    monkeypatch.setitem(FAMILIES, SVC_EXTRAS.name, dataclasses.replace(SVC_EXTRAS, volatile=("n_iter",)))
+    assert V._volatile(spec) == {"x_n_iter"}
+    assert V.verify(spec, store, 39, 7) == (39, 39, [])
 
 
-def test_the_experiments_of_one_frame_leave_out_the_same_columns(smoke_store, tmp_path):
+def test_the_experiments_of_one_frame_leave_out_the_same_columns(extras_store, tmp_path):
     import dataclasses
-    spec, root = smoke_store
+    spec, root = extras_store
     store = _copy_store(root, tmp_path / "results" / "store")
     frames.export(dataclasses.replace(spec, options={**spec.options, "frame_omit": ["x_n_support"]}), store)
-    other = dataclasses.replace(spec, name="smoke_twin", store="smoke")
-    with pytest.raises(StoreError, match=r"smoke_twin: experiment.frame_omit=\[\] but smoke, whose rows the frame "
-                                         r".*smoke.parquet holds, left out \['x_n_support'\]"):
+    other = dataclasses.replace(spec, name="tiny_twin", store="tiny")
+    with pytest.raises(StoreError, match=r"tiny_twin: experiment.frame_omit=\[\] but tiny, whose rows the frame "
+                                         r".*tiny.parquet holds, left out \['x_n_support'\]"):
         frames.export(other, store)
     path, _ = frames.export(dataclasses.replace(other, options={**spec.options, "frame_omit": ["x_n_support"]}), store)
-    assert sorted(frames.provenance(path)["experiments"]) == ["smoke", "smoke_twin"]
+    assert sorted(frames.provenance(path)["experiments"]) == ["tiny", "tiny_twin"]
 
 
 @pytest.mark.parametrize("value, fix", [(["gmean"], "'gmean' cannot be left out"), (["key", "x_"], "'key', 'x_'"),
@@ -221,17 +256,17 @@ def test_frame_omit_refuses_keys_ids_settings_and_scores(value, fix):
     _check_options({"frame_omit": ["staged", "test_correct", "x_n_support"]})
 
 
-def test_verify_cli_exit_codes(smoke_store, tmp_path, randml_cmd, cli_env):
+def test_verify_cli_exit_codes(tiny_store, tmp_path, randml_cmd, cli_env):
     import subprocess
-    spec, root = smoke_store
+    spec, root = tiny_store
     store = _copy_store(root, tmp_path / "results" / "store")
-    args = [*randml_cmd, "verify", "experiment=smoke", "dataset=heart", f"store_dir={store}", "sample=4", "seed=3"]
+    args = [*randml_cmd, "verify", "experiment=tiny", "dataset=heart", f"store_dir={store}", "sample=4", "seed=3"]
     done = subprocess.run(args, capture_output=True, text=True, env=cli_env, cwd=tmp_path)
-    assert done.returncode == 0 and "randml verify: smoke: reproduced 4/4" in done.stdout, done.stderr
-    rows = Store(store, "smoke").read()
+    assert done.returncode == 0 and "randml verify: tiny: reproduced 4/4" in done.stdout, done.stderr
+    rows = Store(store, "tiny").read()
     rows["gmean"] = 1.5
     rows["timestamp"] = "2099-01-01T00:00:00+00:00"  # a later part wins by its timestamp: every stored gmean is wrong
-    Store(store, "smoke").write(rows)
+    Store(store, "tiny").write(rows)
     done = subprocess.run(args, capture_output=True, text=True, env=cli_env, cwd=tmp_path)
     assert done.returncode == 1 and "reproduced 0/4" in done.stdout and "MISMATCH dataset=heart" in done.stdout
 
