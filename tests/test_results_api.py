@@ -1,7 +1,7 @@
 """randml_core.results: load() gives the tables' rows by default, best() the tables' cells.
 
 References are computed independently from the raw parquet parts (pyarrow, no randml code) and
-from the plan's keys; the README's notebook example is executed as written.
+from the plan's keys.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from randml_core.results import ResultsError, best, load, make_target, store_roo
 from randml_core.runner import make_plan, run
 
 REPO = Path(__file__).resolve().parent.parent
-SMALL = ["experiment=smoke", "dataset=heart", "model=lssvm", "models.lssvm.grid.gamma=[0.5,1.0]",
+SMALL = ["experiment=tiny", "dataset=heart", "model=svc", "models.svc.grid.gamma=[0.5,1.0]",
          "protocol.inner_splits=2"]  # gamma = 0.5 is made to fail (below): failed rows next to ok ones
 
 
@@ -28,7 +28,7 @@ def raw_rows(store: Path, name: str) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def small_store(tmp_path_factory):
-    """The SMALL config (3 outer folds x 2 inner, 4 LS-SVM settings of which 2 fail) and the same
+    """The SMALL config (3 outer folds x 2 inner, 4 SVC settings of which 2 fail) and the same
     config with another seed (rows of another config) in one store."""
     from hydra import compose, initialize_config_dir
     from omegaconf import OmegaConf
@@ -39,16 +39,16 @@ def small_store(tmp_path_factory):
             cfg = compose(config_name="config", overrides=list(overrides))
         return build_spec(OmegaConf.to_container(cfg, resolve=True))
 
-    import randml_papers.eem.families as grid
-    real_kernel = grid._full_kernel
+    from sklearn.svm import SVC
+    real_fit = SVC.fit
 
-    def kernel(split, gamma):  # one kernel width fails (NaN widths are refused by the config checks)
-        if gamma == 0.5:
+    def fit(self, X, y, sample_weight=None):  # one kernel width fails (NaN widths are refused by the config checks)
+        if self.gamma == 0.5:
             raise np.linalg.LinAlgError("injected: singular system")
-        return real_kernel(split, gamma)
+        return real_fit(self, X, y, sample_weight=sample_weight)
     store = tmp_path_factory.mktemp("store")
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(grid, "_full_kernel", kernel)
+        mp.setattr(SVC, "fit", fit)
         s1 = run(spec(*SMALL), store, n_jobs=1, progress=False)
         s2 = run(spec(*SMALL, "protocol.seed=1"), store, n_jobs=1, progress=False)
     assert s1.computed == s2.computed == 3 * 3 * 4 and s1.failed == s2.failed == 3 * 3 * 2
@@ -57,21 +57,21 @@ def small_store(tmp_path_factory):
 
 def test_load_defaults_are_outer_ok_rows_of_the_current_config(small_store):
     store, plan = small_store
-    raw = raw_rows(store, "smoke")
+    raw = raw_rows(store, "tiny")
     assert len(raw) == 72  # 2 seeds x 3 outer folds x (1 + 2 inner) x 4 settings
     keys = {c.key for _, c in plan.cells()}
     want = raw[raw["key"].isin(keys) & (raw["inner_fold"] == -1) & (raw["status"] == "ok")]
-    df = load("smoke", store_dir=store, overrides=SMALL[1:])
+    df = load("tiny", store_dir=store, overrides=SMALL[1:])
     assert len(df) == 6 and set(df["key"]) == set(want["key"])  # 3 folds x 2 settings with gamma = 1
     assert (df["inner_fold"] == -1).all() and (df["status"] == "ok").all() and (df["p_gamma"] == 1.0).all()
     # each argument adds back exactly its rows
-    assert len(load("smoke", store_dir=store, overrides=SMALL[1:], include_failed=True)) == 12
-    inner = load("smoke", store_dir=store, overrides=SMALL[1:], include_inner=True)
+    assert len(load("tiny", store_dir=store, overrides=SMALL[1:], include_failed=True)) == 12
+    inner = load("tiny", store_dir=store, overrides=SMALL[1:], include_inner=True)
     assert len(inner) == 18 and (inner["inner_fold"] >= 0).sum() == 12
-    everything = load("smoke", store_dir=store, include_inner=True, include_failed=True, all_configs=True)
+    everything = load("tiny", store_dir=store, include_inner=True, include_failed=True, all_configs=True)
     assert set(everything["key"]) == set(raw["key"])
     # a filter on status / inner_fold replaces that default
-    failed = load("smoke", store_dir=store, overrides=SMALL[1:], status="failed")
+    failed = load("tiny", store_dir=store, overrides=SMALL[1:], status="failed")
     assert len(failed) == 6 and (failed["p_gamma"] == 0.5).all()
 
 
@@ -83,27 +83,34 @@ def test_load_reads_the_clis_default_store(small_store, tmp_path, monkeypatch):
     assert store_root() == tmp_path / "results" / "store"
     monkeypatch.setenv("RANDML_STORE", str(store))
     assert store_root() == store
-    assert len(load("smoke", overrides=SMALL[1:])) == 6
+    assert len(load("tiny", overrides=SMALL[1:])) == 6
 
 
 def test_errors_name_the_problem_and_the_fix(small_store, tmp_path):
     store, _ = small_store
-    with pytest.raises(ResultsError, match=r"unknown experiment 'smokee'; did you mean 'smoke'\? .*eem_table4"):
-        load("smokee", store_dir=store)
+    with pytest.raises(ResultsError, match=r"unknown experiment 'tinyy'; did you mean 'tiny'\? known experiments.*"
+                                           r"leaderboard_budget.*tiny"):
+        load("tinyy", store_dir=store)
     empty = tmp_path / "nothing"
-    with pytest.raises(ResultsError, match=re.escape(str((empty / "eem_table4").resolve())) +
-                       r".*randml run experiment=eem_table4.*make table4"):
-        load("eem_table4", store_dir=empty)
-    # rows exist, but only of other configs (the smoke defaults have no gamma = 0.5, no inner folds)
-    with pytest.raises(ResultsError, match=r"none belongs to the current config of 'smoke'.*all_configs=True"):
-        load("smoke", store_dir=store, overrides=["dataset=heart", "model=eem"])
-    with pytest.raises(ResultsError, match=r"model='LS-SVM-rbff' occurs in no stored row.*did you mean 'LS-SVM-rbf'"):
-        load("smoke", store_dir=store, overrides=SMALL[1:], model="LS-SVM-rbff")
+    with pytest.raises(ResultsError, match=re.escape(str((empty / "leaderboard_budget").resolve())) +
+                       r".*randml run experiment=leaderboard_budget.*make leaderboard-full"):
+        load("leaderboard_budget", store_dir=empty)
+    with pytest.raises(ResultsError, match=re.escape(str((empty / "tiny").resolve())) +
+                       r".*Fill it with `randml run experiment=tiny store_dir=[^`]*`, or point") as no_target:
+        load("tiny", store_dir=empty)
+    assert "make" not in str(no_target.value)  # no make target runs tiny: none is offered
+    # rows exist, but only of other configs (SVC rows only: none of kNN)
+    with pytest.raises(ResultsError, match=r"none belongs to the current config of 'tiny'.*all_configs=True"):
+        load("tiny", store_dir=store, overrides=["dataset=heart", "model=knn"])
+    with pytest.raises(ResultsError, match=r"model='SVC-rbff' occurs in no stored row.*did you mean 'SVC-rbf'"):
+        load("tiny", store_dir=store, overrides=SMALL[1:], model="SVC-rbff")
     with pytest.raises(KeyError, match=r"no column 'modle'.*did you mean 'model'"):
-        load("smoke", store_dir=store, overrides=SMALL[1:], modle="LS-SVM-rbf")
+        load("tiny", store_dir=store, overrides=SMALL[1:], modle="SVC-rbf")
     with pytest.raises(TypeError, match=r"overrides=\['profile=quick'\]"):
-        load("smoke", store_dir=store, overrides="profile=quick")
-    assert make_target("eem_table4") == "table4" and make_target("memd_table3") == "memd-table3"
+        load("tiny", store_dir=store, overrides="profile=quick")
+    # the recipe line names the experiment: leaderboard is leaderboard-full's, not the target running leaderboard_quick
+    assert make_target("leaderboard") == "leaderboard-full" and make_target("leaderboard_quick") == "leaderboard"
+    assert make_target("leaderboard_seed1") == "leaderboard-seeds" and make_target("tiny") is None
 
 
 def test_load_inside_a_hydra_app_leaves_the_app_config_alone(small_store):
@@ -112,17 +119,17 @@ def test_load_inside_a_hydra_app_leaves_the_app_config_alone(small_store):
     store, _ = small_store
     with initialize_config_dir(config_dir=str(REPO / "conf"), version_base="1.3"):
         app = GlobalHydra.instance().hydra
-        assert len(load("smoke", store_dir=store, overrides=SMALL[1:])) == 6
+        assert len(load("tiny", store_dir=store, overrides=SMALL[1:])) == 6
         assert GlobalHydra.instance().hydra is app
     assert not GlobalHydra.instance().is_initialized()
 
 
 def test_best_refuses_frames_that_would_select_differently(small_store):
     store, _ = small_store
-    df = load("smoke", store_dir=store, overrides=SMALL[1:])
+    df = load("tiny", store_dir=store, overrides=SMALL[1:])
     with pytest.raises(ValueError, match="left out 6 failed cells.*include_failed=True"):
         best(df)
-    full = load("smoke", store_dir=store, overrides=SMALL[1:], include_failed=True)
+    full = load("tiny", store_dir=store, overrides=SMALL[1:], include_failed=True)
     with pytest.raises(ValueError, match="include_inner=True"):
         best(full, rule="nested")
     cells = best(full)
@@ -147,62 +154,6 @@ def test_best_minimises_error_metrics_by_hand():
         best(frame, rule="median")
 
 
-@pytest.fixture(scope="module")
-def table4_heart(tmp_path_factory):
-    """eem_table4's own cells for heart: the whole EEM grid and two SVM settings (a subset of the
-    current config: a cell's key does not depend on the rest of the grid)."""
-    store = tmp_path_factory.mktemp("t4")
-    from hydra import compose, initialize_config_dir
-    from omegaconf import OmegaConf
-    from randml_core.config import build_spec
-    for overrides in (["model=eem"], ["model=svm", "models.svm.grid.gamma=[0.1]", "models.svm.grid.C=[1.0,10.0]"]):
-        with initialize_config_dir(config_dir=str(REPO / "conf"), version_base="1.3"):
-            cfg = compose(config_name="config", overrides=["experiment=eem_table4", "dataset=heart", *overrides])
-        run(build_spec(OmegaConf.to_container(cfg, resolve=True)), store, n_jobs=1, progress=False)
-    return store
-
-
-def readme_notebook_block() -> str:
-    text = (REPO / "README.md").read_text()
-    block = re.search(r"In a notebook:\n\n```python\n(.*?)```", text, re.S)
-    assert block, "README.md lost its 'In a notebook:' python block"
-    return block.group(1)
-
-
-def test_readme_notebook_example_gives_outer_fold_numbers(table4_heart, tmp_path, monkeypatch):
-    monkeypatch.setenv("RANDML_STORE", str(table4_heart))
-    monkeypatch.chdir(tmp_path)
-    ns: dict = {}
-    exec(readme_notebook_block(), ns)  # noqa: S102 - the README's example, as a user runs it
-    raw = raw_rows(table4_heart, "eem_table4")
-    sel = raw[(raw["dataset"] == "heart") & raw["model"].isin(["EEM-rbf", "SVM-rbf"])]
-    outer = sel[sel["inner_fold"] == -1].groupby(["model", "params_json"])["gmean"].agg(["mean", "size"])
-    means = ns["means"]
-    assert len(means) == 5 + 2 and (outer["size"] == 10).all()
-    pd.testing.assert_series_equal(means.sort_index(), outer["mean"].sort_index(), check_names=False)
-    # the old example's mean over every row mixed the inner folds in, and differs
-    mixed = sel.groupby(["model", "params_json"])["gmean"].mean()
-    assert (mixed - outer["mean"]).abs().max() > 1e-3
-    # best(): per model the setting with the largest outer mean
-    cells = ns["cells"].set_index("model")
-    for model, group in outer["mean"].groupby(level="model"):
-        assert cells.loc[model, "mean"] == pytest.approx(group.max())
-        assert cells.loc[model, "params_json"] == group.idxmax()[1]
-    # nested: per outer fold the setting with the best inner mean, scored on that outer fold
-    inner = sel[sel["inner_fold"] >= 0].groupby(["model", "fold", "params_json"])["gmean"].mean()
-    nested = ns["nested"].set_index("model")
-    for model in ("EEM-rbf", "SVM-rbf"):
-        scores = []
-        for fold in range(10):
-            by_setting = inner.loc[(model, fold)]
-            pick = sorted(by_setting.index[by_setting == by_setting.max()])[0]
-            row = sel[(sel["model"] == model) & (sel["fold"] == fold) & (sel["inner_fold"] == -1)
-                      & (sel["params_json"] == pick)]
-            scores.append(row["gmean"].item())
-        assert nested.loc[model, "mean"] == pytest.approx(np.mean(scores))
-        assert nested.loc[model, "n_folds"] == 10
-
-
 def test_cli_and_load_share_randml_store(tmp_path, randml_cmd, cli_env):
     """$RANDML_STORE is the store of the CLI too (default store_dir), so `randml run` from any directory and
     load() meet; an explicit store_dir= still wins."""
@@ -210,18 +161,18 @@ def test_cli_and_load_share_randml_store(tmp_path, randml_cmd, cli_env):
     store, elsewhere = tmp_path / "env-store", tmp_path / "cwd"
     elsewhere.mkdir()
     env = {**cli_env, "RANDML_STORE": str(store)}
-    small = ["experiment=smoke", "dataset=heart", "model=eem", "models.eem.grid.n_hidden=[10]"]
+    small = ["experiment=tiny", "dataset=heart", "model=knn", "models.knn.grid.n_neighbors=[1,5]"]
     res = subprocess.run([*randml_cmd, "run", *small, "progress=false", f"hydra.run.dir={tmp_path}/logs"],
                          cwd=elsewhere, env=env, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr[-2000:]
-    assert (store / "smoke").is_dir() and not (elsewhere / "results" / "store").exists()
-    frame = load("smoke", store_dir=store, overrides=small[1:])
-    assert len(frame) == 9 and set(frame["model"]) == {"EEM-sig", "EEM-nsig", "EEM-rbf"}  # 3 folds x 3 variants
+    assert (store / "tiny").is_dir() and not (elsewhere / "results" / "store").exists()
+    frame = load("tiny", store_dir=store, overrides=small[1:])
+    assert len(frame) == 6 and set(frame["model"]) == {"kNN"}  # 3 folds x 2 settings
     other = tmp_path / "explicit"
     res = subprocess.run([*randml_cmd, "run", *small, "progress=false", f"store_dir={other}",
                           f"hydra.run.dir={tmp_path}/logs"], cwd=elsewhere, env=env, capture_output=True, text=True,
                          timeout=300)
-    assert res.returncode == 0 and (other / "smoke").is_dir(), res.stderr[-2000:]
+    assert res.returncode == 0 and (other / "tiny").is_dir(), res.stderr[-2000:]
 
 
 def test_load_shows_each_warning_once_per_process(small_store, monkeypatch):
@@ -245,7 +196,7 @@ def test_load_shows_each_warning_once_per_process(small_store, monkeypatch):
     def warned():
         with warnings.catch_warnings(record=True) as rec:
             warnings.simplefilter("always")
-            assert len(load("smoke", store_dir=store, overrides=SMALL[1:])) == 6
+            assert len(load("tiny", store_dir=store, overrides=SMALL[1:])) == 6
         return [(w.category, str(w.message)) for w in rec]
     first = warned()
     assert (DataQualityWarning, said["msg"]) in first and (UserWarning, "something else") in first
