@@ -60,24 +60,24 @@ HELP = {
   shard=i/n               only the tasks whose plan index is i mod n (split a run over machines)
   backend=loky|dask|ray   where tasks run; backend_address=ADDRESS: an existing Dask / Ray cluster""",
             ["randml run --config-dir my-conf experiment=mine",
-             "randml run experiment=smoke dataset=heart profile=quick n_jobs=2"]),
+             "randml run experiment=tiny dataset=heart profile=quick n_jobs=2"]),
     "plan": ("Print the experiment's grids and, per dataset, its cells stored / skipped / failed / missing and the "
              "predicted wall time; runs nothing and writes nothing.",
              """  workers=N               the worker count the predicted wall time is for (default: n_jobs)
   shard=i/n               plan only that shard's tasks""",
              ["randml plan --config-dir my-conf experiment=mine",
-              "randml plan experiment=smoke profile=quick protocol.repeats=3 workers=8"]),
+              "randml plan experiment=tiny profile=quick protocol.repeats=3 workers=8"]),
     "status": ("Print done / skipped (by a rule of the experiment) / failed / missing cells per dataset x model, "
                "from the store; runs nothing and writes nothing.",
                """  --failed                instead, each failed cell's error, grouped by (dataset, model, error) with counts""",
                ["randml status --config-dir my-conf experiment=mine",
-                "randml status experiment=smoke --failed"]),
+                "randml status experiment=tiny --failed"]),
     "report": ("Rebuild the experiment's tables and figures from the store (no cell is computed). The experiment's "
                "committed configuration writes results/tables/ and results/figures/; any other goes to "
                "results/scratch/<experiment>/.",
                """  report.metrics=[M,...]  the generic report's metrics (default gmean, rmse for regression, then the
                           scikit-learn scorers of experiment.metrics, e.g. experiment.metrics=[f1_macro])""",
-               ["randml report experiment=smoke",
+               ["randml report experiment=tiny",
                 "randml report --config-dir my-conf experiment=mine results_dir=my-results"]),
     "compare": ("Compare the stored models over the experiment's datasets: average ranks, Friedman test, a CD "
                 "diagram and pairwise tests (with two models also the per-dataset corrected resampled t-test); "
