@@ -10,10 +10,10 @@ import tracemalloc
 
 import numpy as np
 import pytest
+from sklearn.datasets import make_blobs
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from randml_papers.pri.datasets import make_pri_mixture
 from randml_core.models.pri import (
     PRISMO,
     _pri_pair_step,
@@ -25,6 +25,15 @@ from randml_core.models.pri import (
 
 
 # ----------------------------------------------------------------------------- helpers
+def mixture(n, random_state):
+    """``(X, y)``: n points of three spherical 2-D Gaussians (centres (0, 0), (3, 3), (-6, 4), standard deviations
+    0.8, 1.2, 1, a fifth, three tenths and half of the points), the kind of data PRI summarises; scikit-learn's
+    make_blobs, its rows shuffled."""
+    counts = [n // 5, 3 * n // 10]
+    return make_blobs(n_samples=[*counts, n - sum(counts)], centers=[(0.0, 0.0), (3.0, 3.0), (-6.0, 4.0)],
+                      cluster_std=[0.8, 1.2, 1.0], random_state=random_state)
+
+
 def dense_V(X, sigma, kernel_width="sqrt2_sigma"):
     """V by explicit differences: exp(-||xi-xj||^2 / (2 s^2)), s = sqrt(2) sigma or sigma."""
     s2 = 2.0 * sigma**2 if kernel_width == "sqrt2_sigma" else sigma**2
@@ -147,7 +156,7 @@ def test_three_points_brute_force_simplex():
 def test_kernel_width_equivalence():
     """'sqrt2_sigma' at sigma equals 'sigma' at sqrt(2) sigma (same V); at the same sigma the
     two widths give different problems."""
-    X, _ = make_pri_mixture(150, random_state=4)
+    X, _ = mixture(150, random_state=4)
     a = PRISMO(sigma=0.3, kernel_width="sqrt2_sigma", tol=1e-8, max_iter=20_000, random_state=0).fit(X)
     b = PRISMO(sigma=0.3 * math.sqrt(2), kernel_width="sigma", tol=1e-8, max_iter=20_000, random_state=0).fit(X)
     np.testing.assert_allclose(a.weights_, b.weights_, atol=1e-10)
@@ -193,8 +202,9 @@ def test_kernel_width_readings_against_eq6_quadrature_on_three_points():
 @pytest.mark.parametrize("tol", [1e-2, 1e-4])
 def test_kkt_corrected_signs_at_solution(tol):
     """Errata: xi_i = -2 on the support and xi_i >= -2 where beta_i = 0 (not +2 / > 2)."""
-    X, _ = make_pri_mixture(300, random_state=2)
-    m = PRISMO(sigma=0.5, lam=2.0, tol=tol, random_state=0).fit(X)
+    X, _ = mixture(300, random_state=2)
+    # a cap well above the ~3500 pair steps tol=1e-4 takes here (the default, ceil(N log N) = 1712, is not a bound)
+    m = PRISMO(sigma=0.5, lam=2.0, tol=tol, max_iter=20_000, random_state=0).fit(X)
     assert m.stop_reason_ == "tol" and m.converged_
     V = dense_V(X, 0.5)
     xi = grad_full(m.weights_, V, 2.0)
@@ -213,7 +223,7 @@ def test_kkt_corrected_signs_at_solution(tol):
 )
 def test_smo_matches_reference_solver(lam, kernel_width):
     """Same objective (to 1e-6) as the dense spectral projected gradient solver, N = 200."""
-    X, _ = make_pri_mixture(200, random_state=0)
+    X, _ = mixture(200, random_state=0)
     m = PRISMO(sigma=0.2, lam=lam, tol=1e-8, max_iter=200_000, kernel_width=kernel_width,
                random_state=0).fit(X)
     r = pri_reference_solve(X, 0.2, lam, kernel_width=kernel_width)
@@ -231,7 +241,7 @@ def test_smo_matches_reference_solver(lam, kernel_width):
 
 def test_reference_solver_multistart_agrees_lam_gt_1():
     """Prop. 3.1 (KKT sufficient for lam > 1): random starts reach the same objective."""
-    X, _ = make_pri_mixture(120, random_state=5)
+    X, _ = mixture(120, random_state=5)
     rng = np.random.default_rng(0)
     objs = [pri_reference_solve(X, 0.3, 2.0).objective]
     for _ in range(3):
@@ -240,7 +250,7 @@ def test_reference_solver_multistart_agrees_lam_gt_1():
 
 
 def test_gradient_cache_equals_fresh_gradient_after_many_steps():
-    X, _ = make_pri_mixture(400, random_state=1)
+    X, _ = mixture(400, random_state=1)
     m = PRISMO(sigma=0.3, lam=3.0, tol=1e-12, max_iter=6000, random_state=0).fit(X)
     assert m.n_iter_ == 6000 and m.hit_max_iter_ and m.stop_reason_ == "max_iter"
     V = dense_V(X, 0.3)
@@ -250,7 +260,7 @@ def test_gradient_cache_equals_fresh_gradient_after_many_steps():
 
 
 def test_objective_trace_is_monotone_and_consistent():
-    X, _ = make_pri_mixture(250, random_state=3)
+    X, _ = mixture(250, random_state=3)
     m = PRISMO(sigma=0.4, lam=2.0, tol=1e-6, random_state=1).fit(X)
     assert m.trace_every_ == max(1, m.max_iter_ // 1000)
     assert m.trace_iter_[0] == 0 and m.trace_iter_[-1] == m.n_iter_
@@ -265,7 +275,7 @@ def test_objective_trace_is_monotone_and_consistent():
 
 # ----------------------------------------------------------------------------- iteration cap
 def test_max_iter_default_and_hit_flag():
-    X, _ = make_pri_mixture(50, random_state=0)
+    X, _ = mixture(50, random_state=0)
     m = PRISMO(sigma=0.5, lam=2.0, tol=1e-2).fit(X)
     assert m.max_iter_ == math.ceil(50 * math.log(50))
     assert not m.hit_max_iter_ and m.n_iter_ < m.max_iter_
@@ -274,7 +284,7 @@ def test_max_iter_default_and_hit_flag():
 
 
 def test_first_pass_off_reaches_same_solution():
-    X, _ = make_pri_mixture(200, random_state=7)
+    X, _ = mixture(200, random_state=7)
     a = PRISMO(sigma=0.3, lam=2.0, tol=1e-8, max_iter=100_000, random_state=0).fit(X)
     b = PRISMO(sigma=0.3, lam=2.0, tol=1e-8, max_iter=100_000, first_pass=False).fit(X)
     assert a.n_first_pass_iter_ > 0 and b.n_first_pass_iter_ == 0
@@ -286,7 +296,7 @@ def test_first_pass_off_reaches_same_solution():
 # ----------------------------------------------------------------------------- memory
 def test_memory_bounded_no_dense_matrix_large_n():
     n = 20_000
-    X, _ = make_pri_mixture(n, random_state=0)
+    X, _ = mixture(n, random_state=0)
     tracemalloc.start()
     try:
         probe = np.ones(2_000_000)  # tracemalloc must see numpy buffers for this test to mean anything
@@ -305,7 +315,7 @@ def test_memory_bounded_no_dense_matrix_large_n():
 
 # ----------------------------------------------------------------------------- API
 def test_transform_and_sample_return_relevant_set():
-    X, _ = make_pri_mixture(150, random_state=6)
+    X, _ = mixture(150, random_state=6)
     m = PRISMO(sigma=0.4, lam=2.0, tol=1e-5, random_state=0)
     with pytest.raises(NotFittedError):
         m.transform()
@@ -327,7 +337,7 @@ def test_transform_and_sample_return_relevant_set():
      {"cache_mb": -1}],
 )
 def test_invalid_parameters_raise_at_fit(params):
-    X, _ = make_pri_mixture(20, random_state=0)
+    X, _ = mixture(20, random_state=0)
     est = PRISMO(**params)  # no validation in __init__
     with pytest.raises(ValueError):
         est.fit(X)
@@ -371,7 +381,7 @@ def _fd_grad(Y, X, sigma, lam, h=1e-6):
 
 
 def test_fixed_point_lambda1_is_mean_shift_to_stationary_points():
-    X, _ = make_pri_mixture(40, random_state=3)
+    X, _ = mixture(40, random_state=3)
     r = pri_fixed_point(X, sigma=0.5, lam=1.0, n_iter=1000, tol=1e-12)
     assert r.n_iter < 1000 and r.points.shape == X.shape
     assert np.all(np.diff(r.objective) <= 1e-12)  # mean shift ascends every point's density
@@ -382,30 +392,10 @@ def test_fixed_point_lambda1_is_mean_shift_to_stationary_points():
 
 
 def test_fixed_point_lambda2_decreases_cost_and_gradient():
-    X, _ = make_pri_mixture(40, random_state=3)
+    X, _ = mixture(40, random_state=3)
     r = pri_fixed_point(X, sigma=0.5, lam=2.0, n_iter=300)
     assert r.n_iter == 300 and len(r.objective) == 301
     assert r.objective[-1] < r.objective[0] - 0.1
     g0 = np.abs(_fd_grad(X, X, 0.5, 2.0)).max()
     g1 = np.abs(_fd_grad(r.points, X, 0.5, 2.0)).max()
     assert g1 < g0 / 50
-
-
-# ----------------------------------------------------------------------------- data
-def test_make_pri_mixture_matches_paper_parameters():
-    n = 60_000
-    X, y = make_pri_mixture(n, random_state=0)
-    assert X.shape == (n, 2) and y.shape == (n,)
-    X2, _ = make_pri_mixture(n, random_state=0)
-    np.testing.assert_array_equal(X, X2)
-    weights = [0.2, 0.3, 0.5]
-    centres = [(0, 0), (3, 3), (-6, 4)]
-    stds = [0.8, 1.2, 1.0]
-    for k in range(3):
-        frac = np.mean(y == k)
-        assert abs(frac - weights[k]) < 4 * math.sqrt(weights[k] * (1 - weights[k]) / n)
-        Xk = X[y == k]
-        nk = len(Xk)
-        np.testing.assert_allclose(Xk.mean(0), centres[k], atol=5 * stds[k] / math.sqrt(nk))
-        np.testing.assert_allclose(Xk.std(0), stds[k], rtol=5 / math.sqrt(2 * nk))
-        assert abs(np.corrcoef(Xk.T)[0, 1]) < 5 / math.sqrt(nk)  # spherical
