@@ -105,8 +105,9 @@ def test_a_generated_card_naming_subprocess_run_is_refused_and_runs_nothing(tmp_
 
 def test_a_generated_card_naming_an_unregistered_function_of_a_plugin_is_refused(tmp_path, cli_env):
     conf = tmp_path / "conf"
-    # a shipped module (a plug-in module), but a function no one registered as a generator
-    _card(conf, "sneaky", "{kind: generated, generator: 'randml_papers.slm.generators:_jitter'}")
+    # a shipped module (randml's own: a plug-in module), a function that returns two arrays, but one no one
+    # registered as a generator
+    _card(conf, "sneaky", "{kind: generated, generator: 'randml_core.models.hidden:draw_hidden'}")
     _experiment(conf, "{_target_: sklearn.linear_model.LogisticRegression}", datasets="[sneaky]")
     out = _plan(conf, tmp_path, cli_env, "experiment=probe")
     assert out.returncode == 2
