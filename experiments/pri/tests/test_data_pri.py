@@ -1,10 +1,19 @@
 """The PRI-SMO paper's synthetic data, :func:`make_pri_mixture` (Section 6.1; moved from tests/test_pri.py, whose
-engine tests of PRISMO draw their own mixture)."""
+engine tests of PRISMO draw their own mixture), kept in its own folder and registering no dataset (moved from
+tests/test_data_layout.py and tests/test_cards.py, which check the engine's data layer on any benchmark)."""
 import math
 
 import numpy as np
 
+from randml_core.models import pri
 from randml_papers.pri.datasets import make_pri_mixture
+from tests.test_data_layout import benchmark_tables
+
+
+def test_the_mixture_lives_with_the_benchmark_which_registers_no_table():
+    assert not hasattr(pri, "make_pri_mixture")
+    assert make_pri_mixture.__module__ == "randml_papers.pri.datasets"
+    assert benchmark_tables("randml_papers.pri") == (set(), None)  # each sweep cell draws its own mixture
 
 
 def test_make_pri_mixture_matches_paper_parameters():
