@@ -364,7 +364,8 @@ def test_user_card_may_not_take_a_shipped_name(csv_conf):
     origin = origin_of("heart")  # the engine's tiny experiment's binary dataset
     assert owner(origin) is not None  # a module of the benchmark whose table defines it
     write_card(csv_conf, "heart", CSV_CARD.replace("name: tumours", "name: heart"))
-    with pytest.raises(CardError, match=re.escape(f"dataset 'heart' is already defined by {origin} (a dataset shipped")):
+    refusal = f"dataset 'heart' is already defined by {origin} (a dataset shipped"
+    with pytest.raises(CardError, match=re.escape(refusal)):
         register_cards(config_dirs([csv_conf]))
     assert get_spec("heart").card is None and "tumours" not in list_datasets()  # nothing registered: checked first
 

@@ -56,7 +56,10 @@ def test_every_benchmark_brings_its_configs_and_no_two_shipped_dirs_define_the_s
             assert rel not in seen, f"{rel} is in both {seen[rel]} and {d}"
             seen[rel] = d
     owners = {d for rel, d in seen.items() if rel.startswith("experiment/")}
-    assert len(owners) >= 6 and dirs[0] in owners  # the engine's leaderboard and the five papers' experiments
+    # the engine's own (tiny, leaderboard) and every installed benchmark's that has experiments, each once
+    with_experiments = {(Path(f) / "conf").resolve() for _, package in plugins.packages()
+                        for f in plugins.folders(package) if any((Path(f) / "conf" / "experiment").glob("*.yaml"))}
+    assert owners == {dirs[0], *with_experiments} and dirs[0] not in with_experiments
     # a benchmark's experiment (the first in name order of those not in the engine's conf/, whichever it is) composes
     # from the engine's primary dir, through the search path Hydra builds
     import yaml
@@ -68,18 +71,45 @@ def test_every_benchmark_brings_its_configs_and_no_two_shipped_dirs_define_the_s
     assert found == dirs and cfg.experiment.name == name
 
 
-def test_looking_up_a_family_imports_the_benchmarks_only_until_it_is_found(cli_env):
-    """The registry imports the benchmarks' ``families`` in name order until the name is registered: EEM's
-    ``welm`` imports no later benchmark's families (nor the SLM paper's XGBoost); a later name imports them."""
+_LOOKUP = """import json, sys
+from randml_core.family import FAMILIES
+out = []
+for name in {names!r}:
+    found = name in FAMILIES
+    out.append([found, sorted(p for p in {packages!r} if p + ".families" in sys.modules),
+                sorted(m for m in {watch!r} if m in sys.modules)])
+print(json.dumps(out))
+"""
+
+
+def families_lookup(names, watch, env) -> list:
+    """Look up the families ``names`` one after the other in a fresh process; for each, ``[found, the installed
+    benchmark packages whose families module is imported by then, the modules of watch imported by then]``."""
     import json
     import subprocess
     import sys
-    code = ("import json, sys\nfrom randml_core.family import FAMILIES\nfound = 'welm' in FAMILIES\n"
-            "loaded = sorted(m for m in sys.modules if m.startswith('randml_papers.') and m.endswith('.families'))\n"
-            "xgb = 'xgboost' in sys.modules\nlater = 'slm_dt' in FAMILIES\n"
-            "print(json.dumps([found, loaded, xgb, later, 'randml_papers.slm.families' in sys.modules]))")
-    out = subprocess.run([sys.executable, "-c", code], env=cli_env, capture_output=True, text=True, timeout=300)
+    code = _LOOKUP.format(names=list(names), watch=list(watch), packages=[p for _, p in plugins.packages()])
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
-    found, loaded, xgb, later, slm = json.loads(out.stdout.strip().splitlines()[-1])
-    assert found and loaded == ["randml_papers.eem.families"] and not xgb
-    assert later and slm
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_looking_up_a_family_imports_the_benchmarks_only_until_it_is_found(cli_env):
+    """The registry imports the benchmarks' ``families`` in name order until the name is registered: a family of
+    the first benchmark that has any imports no later benchmark's families (nor what they import); a family of the
+    last one imports every benchmark's up to it."""
+    import importlib.util
+
+    from randml_core import testing
+    order = [package for _, package in plugins.packages()]
+    with_families = {package: testing.families(name) for name, package in plugins.packages() if testing.families(name)}
+    first, last = next(iter(with_families)), list(with_families)[-1]
+    has_module = [p for p in order if importlib.util.find_spec(p + ".families") is not None]
+
+    def up_to(package):
+        return sorted(p for p in has_module if order.index(p) <= order.index(package))
+    (found, loaded, _), (later, loaded_later, _) = families_lookup(
+        [with_families[first][0], with_families[last][0]], [], cli_env)
+    assert found and loaded == up_to(first)
+    assert later and loaded_later == up_to(last)
+    assert len(with_families) < 2 or loaded != loaded_later  # with two benchmarks, the first lookup stopped early

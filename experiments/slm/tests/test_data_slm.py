@@ -20,6 +20,6 @@ def test_slm_fetches_files_with_the_engines_source():
 
 
 def test_a_card_naming_slms_moons_generator_gives_the_shipped_2_new_moons(tmp_path):
-    card_gives_the_data_of(tmp_path / "conf", "my-moons", "{kind: generated, generator: "
-                           "'randml_papers.slm.generators:two_new_moons', args: {n_per_class: 500, noise: 0.3, seed: 0}}",
-                           "2-new-moons")
+    card_gives_the_data_of(tmp_path / "conf", "my-moons",
+                           "{kind: generated, generator: 'randml_papers.slm.generators:two_new_moons', "
+                           "args: {n_per_class: 500, noise: 0.3, seed: 0}}", "2-new-moons")
