@@ -1,7 +1,7 @@
 """Several runs on one store (docs/cluster.md): wall times and duplicated tasks.
 
-Scenarios on one small config (default ``experiment=smoke protocol.repeats=5``: 2 datasets, 30 tasks,
-720 cells), each into a fresh store:
+Scenarios on one small config (default: the engine's ``experiment=tiny protocol.repeats=5``: 2 datasets,
+30 tasks, 270 cells of which 30 skipped by rule), each into a fresh store:
 
 1. one ``randml run`` (n_jobs=1): the reference frame and wall time;
 2. two ``randml run`` processes at once (n_jobs=1 each) on one store: task leases split the work;
@@ -9,7 +9,7 @@ Scenarios on one small config (default ``experiment=smoke protocol.repeats=5``: 
 4. four submitit_local jobs without shards, all on the whole plan: only the leases keep them apart.
 
 For each: wall time (process start to the last exit, imports included), rows in the parquet parts
-vs distinct keys (duplicated cells, and tasks: 24 cells each here), and whether the stored frame
+vs distinct keys (duplicated cells, and tasks: 9 cells each here), and whether the stored frame
 equals the reference run's (VOLATILE_COLUMNS aside).
 
 ``--backends``: instead, one ``randml run`` with 2 workers on each of ``backend=loky``, ``dask`` and
@@ -17,7 +17,8 @@ equals the reference run's (VOLATILE_COLUMNS aside).
 and whether the frame equals loky's. Each mode rewrites only its own section of the output file.
 
 ``--speedup``: instead, EEM Table 4's paper grid on a few of its sets (``--speedup-datasets``) with n_jobs=1 and
-n_jobs=2 (loky), each into a fresh store: wall times, the speed-up, and whether the frames are equal.
+n_jobs=2 (loky), each into a fresh store: wall times, the speed-up, and whether the frames are equal (a paper's
+real workload: the tiny experiment's tasks are too short to measure a speed-up, start-up would dominate).
 
     .venv/bin/python scripts/bench_scale.py [--repeats 5] [--backends | --speedup] [--output results/tables/bench_scale.md]
 """
@@ -41,14 +42,14 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 
-def rows_and_keys(store: Path, experiment: str = "smoke") -> tuple[int, int]:
+def rows_and_keys(store: Path, experiment: str = "tiny") -> tuple[int, int]:
     keys = []
     for p in (store / experiment).glob("part-*.parquet"):
         keys += pq.read_table(p, columns=["key"]).column("key").to_pylist()
     return len(keys), len(set(keys))
 
 
-def frame_equal(a: Path, b: Path, experiment: str = "smoke") -> bool:
+def frame_equal(a: Path, b: Path, experiment: str = "tiny") -> bool:
     from randml_core.runner import VOLATILE_COLUMNS
     from randml_core.store import Store
     fa, fb = Store(a, experiment).read(), Store(b, experiment).read()
@@ -126,7 +127,7 @@ def bench_speedup(args, env, tmp: Path) -> str:
 def bench_backends(args, env, tmp: Path) -> str:
     """One run per backend, 2 workers each (n_jobs=2: loky processes, or a local cluster of 2)."""
     cli = [sys.executable, "-m", "randml_core.cli", "run"]
-    base = ["experiment=smoke", f"protocol.repeats={args.repeats}", "n_jobs=2", "progress=false"]
+    base = ["experiment=tiny", f"protocol.repeats={args.repeats}", "n_jobs=2", "progress=false"]
     env = dict(env, RAY_USAGE_STATS_ENABLED="0")
     rows = []
     for backend in ("loky", "dask", "ray"):
@@ -143,7 +144,7 @@ def bench_backends(args, env, tmp: Path) -> str:
     n_rows, _ = rows_and_keys(tmp / "loky")
     lines = [
         BACKENDS_HEADING, "",
-        f"`scripts/bench_scale.py --backends --repeats {args.repeats}`: `randml run experiment=smoke "
+        f"`scripts/bench_scale.py --backends --repeats {args.repeats}`: `randml run experiment=tiny "
         f"protocol.repeats={args.repeats} n_jobs=2 backend=B` ({n_rows} cells), each backend into a fresh store; "
         "dask and ray start a local cluster of 2 workers for the run (no address) and stop it after. "
         "Wall: process start to exit; run: the run's own time (`randml run: computed ... in N s`: planning, "
@@ -181,7 +182,7 @@ def main() -> int:
         shutil.rmtree(tmp, ignore_errors=True)
         return 0
     cli = [sys.executable, "-m", "randml_core.cli", "run"]
-    base = ["experiment=smoke", f"protocol.repeats={args.repeats}", "n_jobs=1", "progress=false"]
+    base = ["experiment=tiny", f"protocol.repeats={args.repeats}", "n_jobs=1", "progress=false"]
 
     def store_args(name, i=0):
         return [f"store_dir={tmp / name}", f"hydra.run.dir={tmp / name}-log{i}", f"hydra.sweep.dir={tmp / name}-sweep"]
@@ -216,7 +217,7 @@ def main() -> int:
     lines = [
         "# Several runs on one store: wall time and duplicated work",
         "",
-        f"`scripts/bench_scale.py --repeats {args.repeats}`: `experiment=smoke protocol.repeats={args.repeats}`, "
+        f"`scripts/bench_scale.py --repeats {args.repeats}`: `experiment=tiny protocol.repeats={args.repeats}`, "
         f"{n_cells} cells in {n_tasks} tasks ({per_task} cells each), `n_jobs=1` per run or job, each scenario "
         "into a fresh store.",
         "",
