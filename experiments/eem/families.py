@@ -13,7 +13,7 @@ Shared work, exact by construction:
   bit-for-bit scikit-learn's).
 
 Every setting gives the model ``Estimator(**params, random_state=seed)`` would fit, up to rounding
-(tests/test_families_speed.py and tests/test_runner.py check the predictions against plain fits):
+(its tests test_families_speed_eem.py and test_eem_runner.py check the predictions against plain fits):
 the precomputed SVM kernel and the LS-SVM eigendecomposition round differently from a plain fit, which
 changes a few cells of the paper grid (`scripts/bench.py --only grid` counts them). ``fit_seconds``
 is the setting's own solve time plus the shared work it needed (hidden layers and kernels pro rata
