@@ -2,7 +2,7 @@
 
 The cases are the ones a user reported (LS-SVM C=-1 and EEKM gamma=-1 were stored as ok; n_hidden=2.5
 was fitted as 2 under another key; the others failed only after work started, or not at all), here on the engine's
-tiny experiment (kNN, SVC-rbf, LogReg-liblinear); the EEM models' own cases: experiments/eem/tests/test_config_checks_eem.py."""
+tiny experiment (kNN, SVC-rbf, LogReg-liblinear); a benchmark's models have their cases in its own tests."""
 import subprocess
 
 import pytest

@@ -1,6 +1,6 @@
 """numba and xgboost are the `papers` extra, not the engine's: without them the engine runs its own tiny experiment
-(the SLM paper's side, its families unavailable and its experiments naming the extra, is
-experiments/slm/tests/test_optional_packages_slm.py)."""
+(a benchmark's side, its families unavailable and its experiments naming the extra, is in that benchmark's
+tests)."""
 import subprocess
 import sys
 

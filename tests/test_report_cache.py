@@ -49,8 +49,8 @@ def test_an_unchanged_generic_report_is_up_to_date_and_a_changed_one_is_rebuilt(
 def test_a_context_only_report_module_is_skipped_when_unchanged_and_others_always_rebuild(tmp_path, cli_env):
     """The generic report module reads nothing but the report context (``CONTEXT_ONLY = True``): an unchanged
     tiny report is up to date; a module of the user's beside it that does not declare it (it may read other
-    files) makes the report rebuild every time. (A benchmark's module, EEM Table 4's:
-    experiments/eem/tests/test_report_cache_eem.py.)"""
+    files) makes the report rebuild every time. (A benchmark's report module: its own tests call
+    context_only_checks.)"""
     import importlib
     assert importlib.import_module("randml_core.report.generic").CONTEXT_ONLY is True
     context_only_checks(tmp_path, cli_env, "tiny", "heart", "randml_core.report.generic")

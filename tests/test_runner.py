@@ -70,7 +70,7 @@ def test_store_reads_the_same_frame_whatever_order_the_rows_were_written_in(comp
 def test_stored_cells_equal_plain_estimator_fits(compose, tmp_path):
     """Each stored cell equals its ``_target_`` estimator, with the cell's params and random_state=model_seed where it
     has one (SVC-rbf, LogReg-liblinear; kNN has none), fitted on its fold's minmax-scaled training rows.
-    (The shared-work families' version, EEM's: experiments/eem/tests/test_eem_runner.py.)"""
+    (A benchmark's shared-work families are checked the same way by its own tests.)"""
     from randml_core.data import load_dataset
     from randml_core.family import family_of
     from randml_core.runner import _minmax
@@ -239,7 +239,7 @@ def test_cli_end_to_end_produces_table_and_status(tmp_path, randml_cmd, cli_env)
 
 def test_fast_plan_keys_equal_the_reference_cell_key(compose):
     from randml_core.runner import cell_key
-    spec = compose("experiment=tiny", "protocol.inner_splits=2")  # registered families: experiments/eem/tests/test_eem_runner.py
+    spec = compose("experiment=tiny", "protocol.inner_splits=2")
     plan = make_plan(spec)
     checked = 0
     for task in plan.tasks:  # every cell: 2 datasets x 3 outer folds x (1 + 2 inner) tasks x 9 settings
