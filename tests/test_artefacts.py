@@ -237,7 +237,7 @@ def test_sigint_at_random_moments_leaves_old_or_new_set(sets, server, tmp_path):
     res = _fresh_with_A(sets, tmp_path / "calibrate")  # an uninterrupted run: how long a report takes
     server.start(res)
     code, seconds = server.wait()
-    assert code == 0 and same_set(snapshot(res), sets["B"])
+    assert code == 0 and same_set(snapshot(res), sets["B"]), _differences(snapshot(res), sets["B"])
     outcomes = []
     for i in range(12):
         res = _fresh_with_A(sets, tmp_path / f"res{i}")
@@ -268,7 +268,7 @@ def test_signal_inside_the_rename_phase_is_deferred_until_the_set_is_whole(sets,
     code, _ = server.wait()
     assert code == (130 if sig == "SIGINT" else -signal.SIGTERM)  # the signal did arrive, after the commit
     snap = snapshot(res)
-    assert same_set(snap, sets["B"]) and temps(res) == []
+    assert same_set(snap, sets["B"]) and temps(res) == [], _differences(snap, sets["B"])
     assert_consistent(snap)
 
 
@@ -287,7 +287,7 @@ def test_sigkill_inside_the_rename_phase_is_rolled_forward_by_the_next_write(set
     atomic_write(res / "tables" / "other.md", "x\n")
     snap = snapshot(res)
     assert snap.pop("tables/other.md") == b"x\n"
-    assert same_set(snap, sets["B"]) and temps(res) == []
+    assert same_set(snap, sets["B"]) and temps(res) == [], _differences(snap, sets["B"])
     assert_consistent(snap)
 
 

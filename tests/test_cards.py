@@ -92,7 +92,9 @@ def csv_conf(tmp_path, cleanup):
 
 
 def test_csv_card_loads_validates_and_hashes_like_an_independent_reading(csv_conf):
-    assert register_cards(config_dirs([csv_conf])) == ["tumours"]
+    # the user's card first, then those of any installed benchmark with cards of a real source (none of randml's:
+    # their cards are generated from Python specs)
+    assert register_cards(config_dirs([csv_conf])) == ["tumours", *register_cards(config_dirs([]))]
     with warnings.catch_warnings():
         warnings.simplefilter("error", DatasetMismatchWarning)  # the card's expected block matches
         ds = load_dataset("tumours")
@@ -123,8 +125,9 @@ def test_csv_card_is_catalogued_like_a_shipped_dataset(csv_conf):
 
 def test_register_cards_is_idempotent_and_rereads_an_edited_card(csv_conf):
     before = len(list_datasets())
-    assert register_cards(config_dirs([csv_conf])) == ["tumours"]
-    assert register_cards(config_dirs([csv_conf, csv_conf])) == ["tumours"]
+    shipped = register_cards(config_dirs([]))  # an installed benchmark's cards of a real source (none of randml's)
+    assert register_cards(config_dirs([csv_conf])) == ["tumours", *shipped]
+    assert register_cards(config_dirs([csv_conf, csv_conf])) == ["tumours", *shipped]
     assert len(list_datasets()) == before + 1
     card = csv_conf / "dataset" / "tumours.yaml"
     card.write_text(CSV_CARD.replace("notes: a table", "notes: an edited table"))
@@ -428,7 +431,8 @@ def test_hydra_config_dirs_find_a_user_dir_and_its_card_registers(csv_conf, comp
                        overrides=[f"hydra.searchpath=[file://{csv_conf}]", "experiment=tiny", "dataset=tumours"])
     assert hydra_config_dirs(cfg.hydra) == [*shipped_config_dirs(), csv_conf.resolve()]  # searchpath: appended
     assert cfg.dataset.name == "tumours" and cfg.dataset.source.kind == "csv"
-    assert register_cards(hydra_config_dirs(cfg.hydra)) == ["tumours"]
+    shipped = register_cards(config_dirs([]))  # an installed benchmark's cards of a real source (none of randml's)
+    assert register_cards(hydra_config_dirs(cfg.hydra)) == [*shipped, "tumours"]
     assert load_dataset(cfg.dataset.name).n_samples == 60
 
 
@@ -453,7 +457,7 @@ main()
     out = dict(line.split(" ", 1) for line in res.stdout.splitlines() if " " in line)
     # Hydra's order: the primary dir, the benchmarks' (randml_core/searchpath.py), then a plain Hydra app's --config-dir
     assert out["DIRS"] == " ".join(map(str, [*shipped_config_dirs(), csv_conf.resolve()]))
-    assert out["REGISTERED"] == "tumours"
+    assert out["REGISTERED"] == " ".join([*register_cards(config_dirs([])), "tumours"])  # after the shipped dirs' cards
     assert out["HASH"] == load_dataset_from(csv_conf).data_hash
 
 
