@@ -1,7 +1,7 @@
 """The run's progress line: rate limiting, ETA and the heartbeat that keeps long tasks visible."""
 import io
 
-from randml_core.runner import Progress
+from randml_core.progress import Progress
 
 
 class Clock:
