@@ -175,9 +175,7 @@ def builder(family: Family) -> Callable:
     from sklearn.base import clone
 
     def build():
-        template = _TEMPLATES.get(family)
-        if template is None:
-            template = _TEMPLATES[family] = family.estimator()  # never fitted: only cloned
+        template = _template(family)
         try:
             return clone(template)
         except Exception:  # noqa: BLE001 - not clonable as scikit-learn asks: build it as the config says
@@ -186,6 +184,14 @@ def builder(family: Family) -> Callable:
 
 
 _TEMPLATES: dict = {}  # family -> its estimator as built (once per process), cloned by builder()
+
+
+def _template(family: Family):
+    """The family's estimator as built, once per process (never fitted: only cloned, or read by :func:`_direct`)."""
+    template = _TEMPLATES.get(family)
+    if template is None:
+        template = _TEMPLATES[family] = family.estimator()
+    return template
 
 
 def maker(family: Family) -> Callable:
@@ -218,9 +224,7 @@ def _direct(family: Family):
     from sklearn.base import BaseEstimator, clone
     out = None
     try:
-        template = _TEMPLATES.get(family)
-        if template is None:
-            template = _TEMPLATES[family] = family.estimator()
+        template = _template(family)
         klass = type(template)
         base = template.get_params(deep=False)
         own_clone = getattr(klass, "__sklearn_clone__", None) is not getattr(BaseEstimator, "__sklearn_clone__", None)
