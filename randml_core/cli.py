@@ -83,16 +83,15 @@ def _spec_from_cfg(cfg):
 
 
 def _cmd_run(cfg) -> int:
-    from .runner import run
+    from .execution import RunOptions, run
     spec = _spec_from_cfg(cfg)
-    backend, address, write_every = cfg.get("backend", "loky"), cfg.get("backend_address"), _write_every(cfg)
+    options = RunOptions.from_config(cfg)  # checked before any work: a bad value names its key and the fix
+    backend, address = options.backend, options.backend_address
     print(f"randml run: {spec.name} [{spec.profile}] {len(spec.datasets)} dataset(s) x "
-          f"{len(spec.variants)} model(s); {spec.protocol.describe()}; n_jobs={cfg.n_jobs}"
+          f"{len(spec.variants)} model(s); {spec.protocol.describe()}; n_jobs={options.n_jobs}"
           + (f"; backend={backend}" + (f" at {address}" if address else "") if backend != "loky" else ""),
           file=sys.stderr)
-    s = run(spec, cfg.store_dir, n_jobs=int(cfg.n_jobs), progress=bool(cfg.progress),
-            retry_failed=bool(cfg.retry_failed), shard=cfg.get("shard"), workers=cfg.get("workers"),
-            backend=backend, backend_address=address, write_every=write_every)
+    s = run(spec, cfg.store_dir, options)
     print(f"randml run: computed {s.computed} cells ({s.failed} failed, {s.skipped} skipped by rule, "
           f"{s.not_converged} bounded), "
           f"{s.cached} already stored, in {s.seconds:.1f} s", file=sys.stderr)
@@ -105,21 +104,6 @@ def _cmd_run(cfg) -> int:
     return EXIT_UNAVAILABLE if s.unavailable else 0
 
 
-def _write_every(cfg) -> float:
-    """``write_every=`` as seconds >= 0, else a ConfigError naming the key and the fix."""
-    from .runner import WRITE_EVERY
-    value = cfg.get("write_every", WRITE_EVERY)
-    try:
-        seconds = float(WRITE_EVERY if value is None else value)
-    except (TypeError, ValueError):
-        seconds = float("nan")
-    if isinstance(value, bool) or not 0 <= seconds < float("inf"):
-        from .errors import ConfigError
-        raise ConfigError(f"write_every={value!r} is not a number of seconds >= 0; fix: write_every=1.0 (the default), "
-                          "or write_every=0 for a store part per task")
-    return seconds
-
-
 def _cmd_plan(cfg) -> int:
     from .planview import describe_plan
     print(describe_plan(_spec_from_cfg(cfg), cfg.store_dir, int(cfg.get("workers") or cfg.n_jobs), cfg.get("shard"),
@@ -128,13 +112,13 @@ def _cmd_plan(cfg) -> int:
 
 
 def _cmd_status(cfg) -> int:
-    from .runner import make_plan
+    from .planning import make_plan
     from .store import store_of
     from .data.sources import no_downloads
     spec = _spec_from_cfg(cfg)
     with no_downloads():
         plan = make_plan(spec, splits=False, store_root=cfg.store_dir)  # a search's later rounds: from the store
-    from .runner import again_columns, computed_again
+    from .planning import again_columns, computed_again
     stored = store_of(spec, cfg.store_dir).read_columns(["key", "status", *again_columns(spec)]
                                                         + (["error"] if _STATUS else []))
     status = dict(zip(stored["key"], stored["status"]))
@@ -429,7 +413,7 @@ def _hydra(cmd: str, overrides: list[str]) -> int:
     def entry(cfg) -> None:
         from .artefacts import ArtefactError
         from .config import ConfigError
-        from .runner import PlanError
+        from .plan import PlanError
         from .store import StoreError
         started.append(cmd)
         try:

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .artefacts import atomic_write
+from .ticker import Ticker
 
 log = logging.getLogger(__name__)
 
@@ -142,8 +143,7 @@ class Leases:
         self.token = secrets.token_hex(8)
         self.held: set[str] = set()
         self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._ticker: Ticker | None = None
         self._owner_fd: int | None = None  # holds the flock of .owner-<token>.lock while this run lives
         self.taken_over = 0  # stale leases of other runs taken over (reported by the run)
 
@@ -279,17 +279,12 @@ class Leases:
                     log.warning("leases: cannot refresh %s (%s)", self.path(tid), exc.strerror or exc)
 
     def __enter__(self) -> "Leases":
-        def loop():
-            while not self._stop.wait(self.heartbeat):
-                self.refresh()
-        self._thread = threading.Thread(target=loop, name="randml-leases", daemon=True)
-        self._thread.start()
+        self._ticker = Ticker(self.heartbeat, self.refresh, "randml-leases").start()
         return self
 
     def __exit__(self, *exc) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
+        if self._ticker is not None:
+            self._ticker.stop()
         with self._lock:
             held = list(self.held)
         for tid in held:

@@ -25,7 +25,7 @@ class PlannedColumns:
 
     def frame(self):
         """The cells as a DataFrame of :data:`PLANNED_COLUMNS`, built on the first call and kept (callers that may
-        change it get a copy: :meth:`randml_core.runner.Plan.planned_frame` concatenates)."""
+        change it get a copy: :meth:`randml_core.plan.Plan.planned_frame` concatenates)."""
         import numpy as np
         import pandas as pd
         if self._frame is None:

@@ -14,7 +14,7 @@ from .config import ExperimentSpec
 from .data.sources import no_downloads
 from .prediction import _fmt, _task_times, lpt_makespan, median_by, predict, resolve_workers  # noqa: F401  (re-exported)
 from .prediction import run_summary as _summary
-from .runner import make_plan, shard_tasks
+from .planning import make_plan, shard_tasks
 from .store import store_of
 
 
@@ -42,7 +42,7 @@ def _seconds(value) -> float:
 def describe_plan(spec: ExperimentSpec, store_dir: str, workers: int = 1, shard: str | None = None,
                   retry_failed: bool = False) -> str:
     from .leases import holders
-    from .runner import parse_shard, shard_tasks
+    from .planning import parse_shard, shard_tasks
     shard_n = parse_shard(shard)[1]
     n = resolve_workers(workers)
     lines = [f"{spec.name} [{spec.profile}]: {spec.protocol.describe()}"]
@@ -62,7 +62,7 @@ def describe_plan(spec: ExperimentSpec, store_dir: str, workers: int = 1, shard:
     with no_downloads():
         plan = make_plan(spec, splits=False, store_root=store_dir)  # a search plans from the stored results
     store = store_of(spec, store_dir)
-    from .runner import again_columns, computed_again
+    from .planning import again_columns, computed_again
     stored = store.read_columns(["key", "status", "dataset", "task_seconds", *again_columns(spec)])
     status = dict(zip(stored["key"], stored["status"]))
     # what `randml run` computes (one notion of done): cells lacking a listed scorer, failed ones under retry_failed

@@ -297,7 +297,7 @@ def allows_nan(family) -> bool:
 
 def _skipped_by_rule(family, task) -> bool:
     """True if the runner stores every cell of ``family`` on a dataset of ``task`` as skipped by rule, without a
-    fit (a binary-only model on a multiclass set: :func:`randml_core.runner.run_task`). Unknown: False."""
+    fit (a binary-only model on a multiclass set: :func:`randml_core.worker.run_task`). Unknown: False."""
     if task is None:
         return False
     try:

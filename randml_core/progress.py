@@ -6,6 +6,8 @@ import sys
 import threading
 import time
 
+from .ticker import Ticker
+
 __all__ = ["Progress"]
 
 
@@ -31,8 +33,7 @@ class Progress:
         self.tty = getattr(self.stream, "isatty", lambda: False)()
         self.heartbeat = heartbeat if heartbeat is not None else (1.0 if self.tty else 60.0)
         self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._ticker: Ticker | None = None
 
     @staticmethod
     def _fmt(seconds: float) -> str:
@@ -77,14 +78,9 @@ class Progress:
 
     def __enter__(self) -> "Progress":
         if self.enabled:
-            def loop():
-                while not self._stop.wait(min(self.heartbeat, 1.0)):
-                    self.beat()
-            self._thread = threading.Thread(target=loop, name="randml-progress", daemon=True)
-            self._thread.start()
+            self._ticker = Ticker(min(self.heartbeat, 1.0), self.beat, "randml-progress").start()
         return self
 
     def __exit__(self, *exc) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
+        if self._ticker is not None:
+            self._ticker.stop()

@@ -49,7 +49,7 @@ class SplitSpec:
     inner: int         # -1 for the outer split; >= 0 for an inner fold of nested CV
     split_seed: int
     model_seed: int
-    train: np.ndarray  # None in a plan made with splits=False until drawn (runner.Plan.draw_splits)
+    train: np.ndarray  # None in a plan made with splits=False until drawn (plan.Plan.draw_splits)
     test: np.ndarray
 
 

@@ -2,7 +2,7 @@
 
 ``load("mine")`` returns the rows the report tables are built from, and only those: outer
 folds (``inner_fold == -1``), status ``ok``, and cells of the experiment's *current* config (the
-keys :func:`randml_core.runner.make_plan` gives for the experiment as composed from ``conf/``, the
+keys :func:`randml_core.planning.make_plan` gives for the experiment as composed from ``conf/``, the
 same selection ``randml report`` makes). Averaging such a frame over folds gives the numbers of the
 tables; inner folds, failed / skipped cells and cells of other configs (a quick run, another seed,
 a changed grid) are there only when asked for. ``best`` applies the tables' selection rules.
@@ -209,7 +209,7 @@ class Completeness:
 def completeness(planned: pd.DataFrame, stored: pd.DataFrame, unavailable=(), unscored=frozenset()) -> Completeness:
     """:class:`Completeness` of the ``planned`` cells (:func:`planned_cells`) given the ``stored`` rows
     (columns key and status; rows of other keys are ignored); ``unscored``: keys of stored cells that lack a scorer
-    of ``experiment.metrics`` (:func:`randml_core.runner.lacking_scorers`: the same rule ``randml run`` uses)."""
+    of ``experiment.metrics`` (:func:`randml_core.planning.lacking_scorers`: the same rule ``randml run`` uses)."""
     # Arrow's hash lookups (pandas' duplicated / map on Arrow-backed strings took ~1 s at 94k keys, a dict 0.35 s
     # at 376k): each planned key's last stored row, found as the first in the reversed rows
     import pyarrow as pa
@@ -391,10 +391,10 @@ def _load_completeness(frame: pd.DataFrame, planned: pd.DataFrame, plan, filters
     """Completeness of the planned cells that ``filters`` select (those on planned columns) given the stored
     rows ``frame`` (every stored row of the config, any fold and status: one per key); ``n_planned``: the number of
     distinct planned keys, when known."""
-    from .runner import _lacking_scorers
+    from .planning import lacking_scorers
     wanted = _listed(filters["dataset"]) if "dataset" in filters else None
     unavailable = [d for d in plan.unavailable if wanted is None or d in wanted]
-    unscored = _lacking_scorers(frame, plan.spec, plan) if "dataset" in frame.columns else set()
+    unscored = lacking_scorers(frame, plan.spec, plan) if "dataset" in frame.columns else set()
     if n_planned is not None and not any(c in PLANNED_COLUMNS for c in filters):
         # every planned cell counts and ``frame`` holds one row per stored planned key (Store.read(keys=...)
         # deduplicates): the counts without a hash join

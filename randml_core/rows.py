@@ -29,7 +29,7 @@ def planned_keys(spec, store_dir: str | os.PathLike):
 
 def _plan(spec, store_dir):
     from .data.sources import no_downloads
-    from .runner import make_plan  # plan = which keys belong to this config; no model is called
+    from .planning import make_plan  # plan = which keys belong to this config; no model is called
     with no_downloads():
         return make_plan(spec, splits=False, store_root=store_dir, memo=True)  # keys need the seeds (searches: the store)
 
@@ -45,7 +45,7 @@ def search_trace(spec, store_root):
     """The trace of ``spec``'s searches (:func:`randml_core.search.trace_frame`) as the store ``store_root`` has
     them (nothing downloaded)."""
     from .data.sources import no_downloads
-    from .runner import make_plan
+    from .planning import make_plan
     from .search import trace_frame
     with no_downloads():
         plan = make_plan(spec, splits=False, store_root=store_root)

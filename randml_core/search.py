@@ -17,7 +17,7 @@ A model config may carry, beside ``grid:``::
       metric: gmean         # what the search ranks by (default gmean; rmse for regression sets)
     budget: {settings: 20}  # or {cpu_seconds: 600}: the same budget for every model of an experiment
 
-Every evaluated setting is an ordinary cell: its key is built by :func:`randml_core.runner.make_plan` with
+Every evaluated setting is an ordinary cell: its key is built by :func:`randml_core.planning.make_plan` with
 the same recipe as a grid cell, so a drawn setting equal to a grid setting has the grid cell's key, a
 search run's cells are a subset of the full grid's when the space is the grid, and a resumed run
 recomputes nothing. ``kind: grid`` (or no ``search:``) is the grid as before, with unchanged keys.
@@ -50,7 +50,7 @@ Kinds.
   them); the next rung keeps the top ``ceil(n_i / eta)`` by mean score over rung ``i``'s folds (a failed
   cell scores worst; ties to the first in canonical order). Rung ``i + 1`` is planned from the stored
   results of rung ``i`` (inside the run's round from the rows it computed, then once more from the store:
-  :class:`randml_core.runner._Following`), so its cells are ordinary cells and the rungs run in order. With nested CV it stops when one setting is left.
+  :class:`randml_core.execution._Following`), so its cells are ordinary cells and the rungs run in order. With nested CV it stops when one setting is left.
 * ``optuna``: Optuna's TPE sampler, sequential per scope: trial ``t`` is asked from a fresh in-memory
   study into which trials ``0 .. t-1`` were replayed from the store (``add_trial``), with the sampler's
   seed ``derive_seed(seed, "optuna", variant, dataset, repeat, fold, t)``; its value is the mean

@@ -167,7 +167,7 @@ def check_experiment(experiment: str) -> None:
     from .data import get_spec
     from .data.sources import no_downloads
     from .results import compose_spec
-    from .runner import make_plan
+    from .planning import make_plan
     spec = compose_spec(experiment)
     assert spec.datasets and spec.variants, f"experiment {experiment!r} names no dataset or no model"
     smallest = min(spec.datasets, key=lambda d: get_spec(d).expected.get("n") or float("inf"))

@@ -48,7 +48,9 @@ def verify(spec, store_dir, sample: int, seed: int, stream=None) -> tuple[int, i
     recomputed)``; mismatches are printed to ``stream`` (default: the ``sys.stdout`` of the call)."""
     stream = sys.stdout if stream is None else stream
     from .data.sources import no_downloads
-    from .runner import Task, _run_task_with_meta, _task_options, make_plan
+    from .plan import Task
+    from .planning import make_plan
+    from .worker import run_task_with_meta, task_options
     with no_downloads():
         plan = make_plan(spec, splits=False, store_root=store_dir)
     store = store_of(spec, store_dir)
@@ -73,7 +75,7 @@ def verify(spec, store_dir, sample: int, seed: int, stream=None) -> tuple[int, i
     for task, chosen in groups.values():
         split = task.split
         ds = plan.datasets[task.dataset]
-        _, rows = _run_task_with_meta(ds.X, ds.y, Task(task.dataset, split, chosen), _task_options(dict(spec.options), ds),
+        _, rows = run_task_with_meta(ds.X, ds.y, Task(task.dataset, split, chosen), task_options(dict(spec.options), ds),
                                       ds.task)
         for row in rows:
             old = stored.iloc[by_key[row["key"]]]

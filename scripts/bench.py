@@ -37,7 +37,8 @@ from randml_core.metrics import gmean  # noqa: E402
 from randml_core.models.divergence import train_criteria  # noqa: E402
 from randml_core.family import FAMILIES, Split, evaluate_plain  # noqa: E402
 from randml_core.models._common import binary_targets  # noqa: E402
-from randml_core.runner import _minmax, make_plan  # noqa: E402
+from randml_core.planning import make_plan  # noqa: E402
+from randml_core.preprocess import _minmax  # noqa: E402
 
 
 def compose_spec(*overrides):

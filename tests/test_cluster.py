@@ -357,16 +357,16 @@ def test_launcher_sweep_fills_one_store_like_a_plain_run(launcher, module, tmp_p
 def test_a_lone_run_lists_the_store_a_bounded_number_of_times(compose, tmp_path, monkeypatch):
     """A run listed every part file once per dispatched task (quadratic in its tasks). Alone, it now lists once at
     its first lease, then at most once a second; with another run's owner lock present, at every task again."""
-    from randml_core import runner
+    from randml_core import writer
     counts = []
-    real = runner._NewKeys.refresh
+    real = writer.NewKeys.refresh
 
     def counting(self):
         out = real(self)
         counts[:] = [self.listings]
         return out
-    monkeypatch.setattr(runner._NewKeys, "refresh", counting)
-    monkeypatch.setattr(runner._NewKeys, "LIST_EVERY", 3600.0)
+    monkeypatch.setattr(writer.NewKeys, "refresh", counting)
+    monkeypatch.setattr(writer.NewKeys, "LIST_EVERY", 3600.0)
     spec = compose(*SMALL, "protocol.repeats=4")
     n_tasks = len(make_plan(spec, splits=False).tasks)
     s = run(spec, str(tmp_path / "alone"), progress=False)

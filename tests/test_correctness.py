@@ -6,7 +6,8 @@ import pytest
 
 from randml_core.correctness import decode, encode, paired_difference
 from randml_core.results import load
-from randml_core.runner import _staged_json, run
+from randml_core.runner import run
+from randml_core.worker import _staged_json
 
 
 @pytest.mark.parametrize("n", [1, 7, 8, 9, 1000])

@@ -1,4 +1,4 @@
-"""Rows of many tasks in one store part (issue 44, runner._Writer): fewer parts, the same rows, nothing lost on an
+"""Rows of many tasks in one store part (issue 44, writer.PartWriter): fewer parts, the same rows, nothing lost on an
 interrupt, a kill -9 loses at most the last ``write_every`` seconds and the rerun computes only those."""
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from randml_core.results import load
-from randml_core.runner import VOLATILE_COLUMNS, _Writer, run
+from randml_core.runner import VOLATILE_COLUMNS, run
+from randml_core.writer import PartWriter as _Writer
 from randml_core.store import Store, StoreError
 
 SMALL = ("experiment=tiny", "dataset=heart", "model=svc", "protocol.repeats=4")  # 12 tasks x 4 cells (SVC-rbf)

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from conftest import REPO
-from randml_core import runner
+from randml_core import planmemo, planning
 from randml_core.results import compose_spec
 from randml_core.runner import make_plan
 
@@ -18,7 +18,7 @@ from randml_core.runner import make_plan
 def project(tmp_path, monkeypatch):
     from randml_core.data.registry import unregister
     shutil.copytree(REPO / "examples" / "byo", tmp_path / "byo")
-    monkeypatch.setattr(runner, "_PLAN_MEMO", {})
+    monkeypatch.setattr(planmemo, "MEMO", {})
     yield tmp_path / "byo"
     unregister("blobs")
 
@@ -32,15 +32,15 @@ def rows(plan):
 @pytest.fixture
 def hits(monkeypatch):
     calls = []
-    real = runner._tasks_from_memo
-    monkeypatch.setattr(runner, "_tasks_from_memo", lambda name, *a: calls.append(name) or real(name, *a))
+    real = planmemo.tasks_from_memo
+    monkeypatch.setattr(planmemo, "tasks_from_memo", lambda name, *a: calls.append(name) or real(name, *a))
     return calls
 
 
 def test_a_memo_hit_is_the_plan_planning_again_gives(project, hits):
     spec = compose_spec("mine", config_dir=project)
     first = make_plan(spec, splits=False, memo=True)
-    assert hits == [] and len(runner._PLAN_MEMO) == 3  # one entry per dataset
+    assert hits == [] and len(planmemo.MEMO) == 3  # one entry per dataset
     second = make_plan(compose_spec("mine", config_dir=project), splits=False, memo=True)
     fresh = make_plan(spec, splits=False)
     # what a reader takes without a cell object: the keys and the planned cells, as the built plan's
@@ -91,18 +91,18 @@ def test_runs_and_searches_do_not_use_the_memo(project):
     spec = compose_spec("mine", config_dir=project)
     make_plan(spec, splits=False)
     make_plan(spec, memo=True)  # drawn folds: planned as always
-    assert runner._PLAN_MEMO == {}
+    assert planmemo.MEMO == {}
     search = compose_spec("mine", ["models.knn.grid=null", "+models.knn.search={kind: random, n: 2, space: {n_neighbors: {choice: [3, 7, 15]}}}"], config_dir=project)
     make_plan(search, splits=False, memo=True)  # a search's cells follow the store: never remembered
-    assert runner._PLAN_MEMO == {}
+    assert planmemo.MEMO == {}
 
 
 def test_the_memo_keeps_at_most_its_bound(project, monkeypatch):
     spec = compose_spec("mine", config_dir=project)
     n = len(rows(make_plan(spec, splits=False)))
-    monkeypatch.setattr(runner, "_PLAN_MEMO_KEYS", n // 2)  # room for one or two datasets, not three
+    monkeypatch.setattr(planmemo, "MEMO_KEYS", n // 2)  # room for one or two datasets, not three
     make_plan(spec, splits=False, memo=True)
-    assert 0 < sum(len(e) for e in runner._PLAN_MEMO.values()) <= n // 2
+    assert 0 < sum(len(e) for e in planmemo.MEMO.values()) <= n // 2
 
 
 
@@ -115,11 +115,11 @@ def test_the_memo_path_refuses_a_dataset_as_planning_does(compose, temp_dataset,
 
     from randml_core.runner import PlanError
 
-    monkeypatch.setattr(runner, "_PLAN_MEMO", {})
+    monkeypatch.setattr(planmemo, "MEMO", {})
 
     def refused(spec, ds):
         raise PlanError(f"dataset {ds.name!r}: preprocessing refused")
-    monkeypatch.setattr(runner, "_dataset_prep", refused)
+    monkeypatch.setattr(planning, "_dataset_prep", refused)
     X = np.random.default_rng(1).random((40, 4))
     temp_dataset("prep-refused", X, np.repeat([0, 1], 20))
     y = np.zeros(40, int)
@@ -133,4 +133,4 @@ def test_the_memo_path_refuses_a_dataset_as_planning_does(compose, temp_dataset,
                 make_plan(spec, splits=False, memo=memo)
             errors.append(str(info.value))
         assert errors[0] == errors[1]
-    assert runner._PLAN_MEMO == {}
+    assert planmemo.MEMO == {}

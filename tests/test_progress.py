@@ -56,10 +56,10 @@ def test_disabled_progress_writes_nothing_and_starts_no_thread():
     with Progress(3, "exp", enabled=False, stream=out) as p:
         p.update(3)
         assert not p.beat()
-    assert p._thread is None and out.getvalue() == ""
+    assert p._ticker is None and out.getvalue() == ""
 
 
 def test_heartbeat_thread_stops_when_the_run_ends():
     with Progress(3, "exp", stream=io.StringIO(), heartbeat=0.01) as p:
-        assert p._thread.is_alive()
-    assert not p._thread.is_alive()
+        assert p._ticker.thread.is_alive()
+    assert not p._ticker.thread.is_alive()

@@ -128,7 +128,8 @@ def test_hgb_and_an_imputer_pipeline_run_and_hgb_matches_an_independent_fit(pain
     from sklearn.metrics import accuracy_score
 
     from randml_core.results import compose_spec
-    from randml_core.runner import _task_options, make_plan, run_task
+    from randml_core.runner import make_plan, run_task
+    from randml_core.worker import task_options as _task_options
     spec = compose_spec("nan_ok", config_dir=paint)
     plan = make_plan(spec)
     ds = plan.datasets["paint"]
@@ -228,7 +229,8 @@ def test_native_categorical_hgb_matches_a_hand_fit_on_codes_and_differs_from_one
     from sklearn.metrics import accuracy_score, log_loss
 
     from randml_core.results import compose_spec
-    from randml_core.runner import _task_options, make_plan, run_task
+    from randml_core.runner import make_plan, run_task
+    from randml_core.worker import task_options as _task_options
     spec = compose_spec("native", config_dir=paint)
     assert {v.name: v.categorical for v in spec.variants} == {"hgb": None, "hgb_native": "native"}
     plan = make_plan(spec)
@@ -259,7 +261,8 @@ def test_native_and_onehot_stumps_differ_where_two_codes_go_together(paint):
     """Label = shade in {a, c}: a native stump splits {a, c} from {b, d} at once, a one-hot stump one shade only."""
     from randml_core.data.cards import register_cards
     from randml_core.results import compose_spec
-    from randml_core.runner import _task_options, make_plan, run_task
+    from randml_core.runner import make_plan, run_task
+    from randml_core.worker import task_options as _task_options
     shade = np.tile(["a", "b", "c", "d"], 30)
     pd.DataFrame({"x": np.linspace(0, 1, 120), "shade": shade, "label": np.where(np.isin(shade, ["a", "c"]), "p", "q")}
                  ).to_csv(paint / "dataset" / "shades.csv", index=False)

@@ -33,7 +33,8 @@ from randml_core.data import load_dataset
 from randml_core.family import Split, evaluate, family_of
 from randml_core.preprocess import nan_refusal, preprocess
 from randml_core.results import compose_spec
-from randml_core.runner import PlanError, _task_options, make_plan, run_task
+from randml_core.runner import PlanError, make_plan, run_task
+from randml_core.worker import task_options as _task_options
 
 REPO = Path(randml_core.__file__).resolve().parent.parent
 

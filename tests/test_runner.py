@@ -73,7 +73,7 @@ def test_stored_cells_equal_plain_estimator_fits(compose, tmp_path):
     (A benchmark's shared-work families are checked the same way by its own tests.)"""
     from randml_core.data import load_dataset
     from randml_core.family import family_of
-    from randml_core.runner import _minmax
+    from randml_core.preprocess import _minmax
     spec = compose("experiment=tiny", "dataset=heart")
     run(spec, tmp_path, n_jobs=1, progress=False)
     frame = load("tiny", store_dir=tmp_path, fold=0)

@@ -12,7 +12,8 @@ import pytest
 from randml_core.config import ConfigError, _model_variants
 from randml_core.protocol import derive_seed
 from randml_core.results import compose_spec, load, trace
-from randml_core.runner import VOLATILE_COLUMNS, _run_round, make_plan, run
+from randml_core.execution import RunOptions, _run_round
+from randml_core.runner import VOLATILE_COLUMNS, make_plan, run
 from randml_core.report.comparison import search_select as select
 from randml_core.keys import canonical_params as canon
 from randml_core.search import draw, halving_levels
@@ -165,7 +166,7 @@ def test_selection_and_trace_of_a_halving_run(runs):
 
 def test_a_run_interrupted_between_rungs_resumes_computing_only_the_rest(tmp_path, runs):
     spec = _spec("halving")
-    one = _run_round(spec, str(tmp_path), n_jobs=1, progress=False, follow_searches=False)  # rung 0, "killed"
+    one = _run_round(spec, Store(tmp_path, spec.store), RunOptions(progress=False), follow_searches=False)  # rung 0, "killed"
     assert one.computed == 3 * 4  # 4 settings on the first inner fold of each outer fold
     rest = run(spec, str(tmp_path), n_jobs=1, progress=False)
     assert (rest.computed, rest.cached) == (3 * (2 + 1), 12)  # rung 1 (2 settings) and the outer cell
@@ -354,12 +355,12 @@ def test_search_seed_report_compares_the_picks_of_two_seed_runs(tmp_path, monkey
 @pytest.mark.parametrize("kind", ["halving", "optuna"])
 def test_a_run_follows_its_searches_inside_a_round_with_the_cells_of_a_round_per_step(kind, tmp_path, monkeypatch, runs):
     """An adaptive search's next rung or trial is planned from the rows the round computed and computed in the same
-    round (runner._Following): two rounds (the second reads the store, plans whole and finds nothing), the stored
+    round (execution._Following): two rounds (the second reads the store, plans whole and finds nothing), the stored
     rows those of a round per step (the fixture's runs, and a run with the in-round step switched off)."""
-    from randml_core import runner, search
+    from randml_core import execution, search
     calls = []
-    real = runner._run_round
-    monkeypatch.setattr(runner, "_run_round", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = execution._run_round
+    monkeypatch.setattr(execution, "_run_round", lambda *a, **k: calls.append(1) or real(*a, **k))
     search._STUDIES.clear()
     spec = _spec(kind)
     summary = run(spec, str(tmp_path / "followed"), n_jobs=1, progress=False)
@@ -367,7 +368,7 @@ def test_a_run_follows_its_searches_inside_a_round_with_the_cells_of_a_round_per
     pd.testing.assert_frame_equal(_stored(spec, tmp_path / "followed"), _stored(spec, runs[kind, "a"][0]))
     calls.clear()
     search._STUDIES.clear()
-    monkeypatch.setattr(runner._Following, "next", lambda self: [])  # a round per rung or trial, as before
+    monkeypatch.setattr(execution._Following, "next", lambda self: [])  # a round per rung or trial, as before
     run(spec, str(tmp_path / "rounds"), n_jobs=1, progress=False)
     assert len(calls) > 2
     pd.testing.assert_frame_equal(_stored(spec, tmp_path / "rounds"), _stored(spec, tmp_path / "followed"))
@@ -375,11 +376,11 @@ def test_a_run_follows_its_searches_inside_a_round_with_the_cells_of_a_round_per
 
 def test_the_scores_a_round_keeps_equal_what_the_store_reads_back_and_the_plan_equals_make_plans(tmp_path, monkeypatch):
     """search.add_scores (the rows just computed) gives the values search.stored_scores reads from the parts; and
-    runner.replan_searches (the searches alone, planned again) gives make_plan's cells, keys and order."""
-    from randml_core import runner, search
+    planning.replan_searches (the searches alone, planned again) gives make_plan's cells, keys and order."""
+    from randml_core import execution, planning, search
     kept = []
-    real = runner._Following.next
-    monkeypatch.setattr(runner._Following, "next", lambda self: kept.append(self) or real(self))
+    real = execution._Following.next
+    monkeypatch.setattr(execution._Following, "next", lambda self: kept.append(self) or real(self))
     spec = _spec("optuna", "models.svc.search.n=4")
     run(spec, str(tmp_path), n_jobs=1, progress=False)
     follow = kept[-1]
@@ -394,7 +395,7 @@ def test_the_scores_a_round_keeps_equal_what_the_store_reads_back_and_the_plan_e
     assert {v.name: bool(v.search) for v in every.variants} == {"kNN": False, "SVC-rbf": True, "LogReg-liblinear": False}
     for scores in ({m: dict(list(v.items())[:7]) for m, v in stored.items()}, stored):  # mid-search, and at its end
         whole = make_plan(every, splits=False, scores=scores)
-        again = runner.replan_searches(make_plan(every, splits=False, scores={}), scores)
+        again = planning.replan_searches(make_plan(every, splits=False, scores={}), scores)
         assert [(t.dataset, t.split.repeat, t.split.fold, t.split.inner, [(c.key, c.params_json) for c in t.cells])
                 for t in again.tasks] == \
                [(t.dataset, t.split.repeat, t.split.fold, t.split.inner, [(c.key, c.params_json) for c in t.cells])
@@ -417,8 +418,8 @@ def test_the_seed_report_names_the_columns_no_seed_changes_and_the_committed_spr
 def test_a_run_stopped_between_followed_trials_resumes_with_the_same_trials(tmp_path, monkeypatch, runs):
     """Ctrl-C while a round follows its search (here after its first step): the finished trials' rows are stored
     (the writer flushes on the way out), and the next run plans from them and ends with the uninterrupted run's rows."""
-    from randml_core import runner, search
-    real, steps = runner._Following.next, []
+    from randml_core import execution, search
+    real, steps = execution._Following.next, []
 
     def stop_at_the_second_step(self):
         if len(steps) == 1:
@@ -426,7 +427,7 @@ def test_a_run_stopped_between_followed_trials_resumes_with_the_same_trials(tmp_
             raise KeyboardInterrupt
         steps.append(1)
         return real(self)
-    monkeypatch.setattr(runner._Following, "next", stop_at_the_second_step)
+    monkeypatch.setattr(execution._Following, "next", stop_at_the_second_step)
     search._STUDIES.clear()
     spec = _spec("optuna")
     with pytest.raises(KeyboardInterrupt):

@@ -1,10 +1,11 @@
-"""The run holds one BLAS / OpenMP thread from its start to its end (runner.run), so in-process tasks never restore
+"""The run holds one BLAS / OpenMP thread from its start to its end (execution.run), so in-process tasks never restore
 the libraries' default between them (each restore woke their idle threads, which spin); the default is back after
 the run."""
 import numpy as np  # noqa: F401  (loads the BLAS library whose threads are counted)
 from threadpoolctl import threadpool_info, threadpool_limits
 
-import randml_core.runner as runner
+import randml_core.execution as execution
+import randml_core.worker as worker
 
 
 def _blas_threads() -> set[int]:
@@ -14,7 +15,7 @@ def _blas_threads() -> set[int]:
 def test_a_run_holds_one_thread_between_its_tasks_and_restores_the_default(compose, tmp_path, monkeypatch):
     spec = compose("experiment=tiny", "dataset=heart", "model=knn", "models.knn.grid.n_neighbors=[1,5]")
     seen = []
-    real_round, real_task = runner._run_round, runner.run_task
+    real_round, real_task = execution._run_round, worker.run_task
 
     def round_(*args, **kwargs):
         seen.append(("round", _blas_threads()))
@@ -24,11 +25,11 @@ def test_a_run_holds_one_thread_between_its_tasks_and_restores_the_default(compo
         rows = real_task(*args, **kwargs)
         seen.append(("after a task", _blas_threads()))  # the task's own limit has exited: the run's is still held
         return rows
-    monkeypatch.setattr(runner, "_run_round", round_)
-    monkeypatch.setattr(runner, "run_task", task)
+    monkeypatch.setattr(execution, "_run_round", round_)
+    monkeypatch.setattr(worker, "run_task", task)
     with threadpool_limits(limits=2, user_api="blas"):  # a default above one, whatever the machine's
         assert _blas_threads() == {2}
-        summary = runner.run(spec, str(tmp_path / "store"), n_jobs=1, progress=False)
+        summary = execution.run(spec, str(tmp_path / "store"), n_jobs=1, progress=False)
         assert _blas_threads() == {2}  # restored after the run
     assert summary.computed == 6 and len([s for s in seen if s[0] == "after a task"]) == 3
     assert all(threads == {1} for _, threads in seen), seen

@@ -10,7 +10,8 @@ import numpy as np
 from randml_core.config import Variant
 from randml_core.family import Family, register_family, warm_up
 from randml_core.protocol import SplitSpec
-from randml_core.runner import Cell, Task, _run_task_with_meta
+from randml_core.plan import Cell, Task
+from randml_core.worker import run_task_with_meta as _run_task_with_meta
 
 from conftest import REPO
 

@@ -11,7 +11,7 @@ def test_grid_sharing_equals_plain_estimator_fits(compose, tmp_path):
     """Each stored cell equals Estimator(**params, random_state=model_seed) fitted on its fold."""
     from randml_core.data import load_dataset
     from randml_core.family import FAMILIES
-    from randml_core.runner import _minmax
+    from randml_core.preprocess import _minmax
     spec = compose("experiment=smoke", "dataset=heart")
     run(spec, tmp_path, n_jobs=1, progress=False)
     frame = load("smoke", store_dir=tmp_path, fold=0)
