@@ -5,6 +5,7 @@ scored (:func:`score`), timed, with the worker's plug-ins imported and kernels w
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sys
@@ -48,16 +49,27 @@ def _status(error: str | None) -> str:
 
 
 _CONTROLLER: list = []  # (modules imported when it was made, threadpoolctl.ThreadpoolController)
+_HELD = [0]  # how many one_thread() limits this process is inside
 
 
+@contextlib.contextmanager
 def one_thread():
     """``threadpool_limits(limits=1)`` through a controller made once per process (the scan of the loaded BLAS
     and OpenMP libraries cost about 4 ms a task), made again when modules were imported since (a library a
-    plug-in loads is then limited too)."""
+    plug-in loads is then limited too). Inside an enclosing limit with no module imported since (a task run in
+    the run's own process, :func:`randml_core.execution.run`), nothing to do: the libraries are at one thread."""
     from threadpoolctl import ThreadpoolController
+    if _HELD[0] and _CONTROLLER and _CONTROLLER[0][0] == len(sys.modules):
+        yield
+        return
     if not _CONTROLLER or _CONTROLLER[0][0] != len(sys.modules):
         _CONTROLLER[:] = [(len(sys.modules), ThreadpoolController())]
-    return _CONTROLLER[0][1].limit(limits=1)
+    with _CONTROLLER[0][1].limit(limits=1):
+        _HELD[0] += 1
+        try:
+            yield
+        finally:
+            _HELD[0] -= 1
 
 
 def run_task(X, y, task: Task, options: dict, problem: str = "binary") -> list[dict]:

@@ -80,6 +80,48 @@ def test_heartbeat_refreshes_held_leases(tmp_path):
     assert not (tmp_path / "t.lease").exists()  # released on exit
 
 
+def test_a_lease_is_a_link_of_the_runs_template_with_a_fresh_heartbeat(tmp_path):
+    """A lease is a hard link of ``.template-<token>`` (a directory entry, not a new file); its heartbeat is never
+    older than a tenth of the time to staleness; the template goes with the run."""
+    with Leases(tmp_path, heartbeat=3600, stale_after=1.0) as a:
+        assert a.acquire("t1")
+        template = tmp_path / f".template-{a.token}"
+        assert os.path.samefile(template, tmp_path / "t1.lease") and template.stat().st_nlink == 2
+        assert read_lease(tmp_path / "t1.lease").token == a.token
+        time.sleep(0.2)  # more than stale_after / 10: the template is written again before the next lease
+        assert a.acquire("t2")
+        assert time.time() - read_lease(tmp_path / "t2.lease").heartbeat < 0.1
+        assert not Leases(tmp_path).acquire("t2")  # exclusive as before
+        assert sorted(p.name for p in tmp_path.glob("*.lease")) == ["t1.lease", "t2.lease"]  # no template among them
+    assert not template.exists() and not list(tmp_path.glob("*.lease"))
+
+
+def test_without_hard_links_a_lease_is_a_file_of_its_own(tmp_path, monkeypatch):
+    def refused(*args, **kwargs):
+        raise PermissionError(1, "Operation not permitted")
+    monkeypatch.setattr(os, "link", refused)
+    a, b = Leases(tmp_path), Leases(tmp_path)
+    assert a.acquire("t") and not b.acquire("t") and read_lease(tmp_path / "t.lease").token == a.token
+    assert (tmp_path / "t.lease").stat().st_nlink == 1 and not (tmp_path / f".template-{a.token}").exists()
+    a.release("t")
+    assert b.acquire("t") and read_lease(tmp_path / "t.lease").token == b.token
+
+
+def test_a_removed_template_is_written_again_and_an_ended_runs_template_is_removed(tmp_path):
+    a = Leases(tmp_path, heartbeat=3600)
+    assert a.acquire("t1")
+    (tmp_path / f".template-{a.token}").unlink()  # e.g. removed as stale while this run took no lease for long
+    assert a.acquire("t2") and os.path.samefile(tmp_path / f".template-{a.token}", tmp_path / "t2.lease")
+    # a run killed without a lease left: its owner lock is free, so its template is removed with the stale leases
+    dead = tmp_path / ".template-other"
+    write_lease(dead, dead_pid(), time.time())
+    (tmp_path / ".owner-other.lock").write_text(BOOT_ID)
+    kept = tmp_path / ".template-alive"  # another kernel's run: its heartbeat is fresh, kept
+    write_lease(kept, 1, time.time(), host="elsewhere", boot="another-kernel")
+    Leases(tmp_path).remove_stale()
+    assert not dead.exists() and kept.exists() and (tmp_path / f".template-{a.token}").exists()
+
+
 def test_a_release_during_a_heartbeat_is_neither_a_takeover_nor_undone(tmp_path, caplog, monkeypatch):
     """The heartbeat thread copies the held leases, then re-writes each; a task that finishes in between
     (released by the main thread) was read back as missing and logged as "taken over by another run", or its

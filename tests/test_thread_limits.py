@@ -33,3 +33,25 @@ def test_a_run_holds_one_thread_between_its_tasks_and_restores_the_default(compo
         assert _blas_threads() == {2}  # restored after the run
     assert summary.computed == 6 and len([s for s in seen if s[0] == "after a task"]) == 3
     assert all(threads == {1} for _, threads in seen), seen
+
+
+def test_a_task_inside_the_runs_limit_sets_no_limit_of_its_own_until_a_module_is_imported(monkeypatch):
+    """Inside the run's one_thread() a task's one_thread() is free (no scan, no set and restore), unless a module was
+    imported since the enclosing limit was set (a library a plug-in loads is then limited too)."""
+    import sys
+    import types
+
+    from randml_core import worker
+    limits = []
+    with worker.one_thread():
+        controller = worker._CONTROLLER[0][1]
+        real = controller.limit
+        monkeypatch.setattr(controller, "limit", lambda **kw: limits.append(kw) or real(**kw))
+        with worker.one_thread():
+            assert _blas_threads() == {1}
+        assert limits == []
+        monkeypatch.setitem(sys.modules, "randml_test_fresh_module", types.ModuleType("randml_test_fresh_module"))
+        with worker.one_thread():  # a module imported since: scanned and limited again (a new controller)
+            assert _blas_threads() == {1}
+        assert worker._CONTROLLER[0][1] is not controller
+    assert worker._HELD == [0]
