@@ -72,6 +72,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -387,7 +388,20 @@ def _best(scored: list[tuple[float, dict]], k: int = 1) -> list[dict]:
 
 # -- the kinds ---------------------------------------------------------------------------------------------
 
-def _random(scope: Scope, s, settings, budget_cpu):
+@dataclass(frozen=True)
+class SearchInputs:
+    """What every search kind gets beside its :class:`Scope`: the ``search:`` block, the model's fixed parameters,
+    the settings drawn for it (random, halving; None for optuna, which asks its sampler), the seed parts of the
+    variant on the dataset (the scope's repeat and fold follow) and the CPU budget of a scope (None: no budget)."""
+    s: dict
+    fixed: dict
+    settings: list | None
+    seed_parts: tuple
+    budget_cpu: float | None
+
+
+def _random(scope: Scope, inputs: SearchInputs) -> None:
+    settings = inputs.settings
     results = []
     for t, params in enumerate(settings):
         done, score = scope.need(params, scope.folds)
@@ -398,9 +412,10 @@ def _random(scope: Scope, s, settings, budget_cpu):
         scope.finish(_best(results)[0] if results else None)
 
 
-def _halving(scope: Scope, s, settings, budget_cpu):
+def _halving(scope: Scope, inputs: SearchInputs) -> None:
+    s, budget_cpu = inputs.s, inputs.budget_cpu
     levels = halving_levels(len(scope.folds), s["eta"], s["min_folds"])
-    alive, trial, winner = list(settings), 0, None
+    alive, trial, winner = list(inputs.settings), 0, None
     for rung, r in enumerate(levels):
         results, complete = [], True
         for params in alive:
@@ -434,7 +449,9 @@ def _halving(scope: Scope, s, settings, budget_cpu):
 _STUDIES: dict = {}
 
 
-def _optuna(scope: Scope, s, fixed, seed_parts, budget_cpu):
+def _optuna(scope: Scope, inputs: SearchInputs) -> None:
+    s, fixed, budget_cpu = inputs.s, inputs.fixed, inputs.budget_cpu
+    seed_parts = (*inputs.seed_parts, scope.repeat, scope.fold)  # (seed, "optuna", model, dataset, repeat, fold)
     optuna = require_optuna("search.kind=optuna")
     from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -500,6 +517,13 @@ def _tell(optuna, key, t: int, drawn: dict, score: float) -> None:
     entry[2] = None
 
 
+#: search kind -> its strategy ``(scope, inputs)``: it plans the scope's cells from the scores stored so far
+#: (:meth:`Scope.need`), records its trace (:meth:`Scope.record`) and names the winner (:meth:`Scope.finish`) once it
+#: has one. A grid (``kind: grid``, or no ``search:``) is planned whole and selected by the readers
+#: (:func:`randml_core.results.best`).
+STRATEGIES = {"random": _random, "halving": _halving, "optuna": _optuna}
+
+
 # -- planning ----------------------------------------------------------------------------------------------
 
 def scopes_of(splits) -> list[tuple[int, int, list[int], int | None]]:
@@ -536,18 +560,15 @@ def expand(spec, variant, dataset: str, task: str, splits, key_of, scores: dict,
     index, params, its JSON)`` is the cell key. Appends trace rows to ``trace``."""
     s = variant.search
     metric, higher = search_metric(s, task)
-    budget_cpu = (s.get("budget") or {}).get("cpu_seconds")
     seed = search_seed(spec)
     settings = None if s["kind"] == "optuna" else [{**variant.fixed, **d} for d in draw(s, variant.name, seed)]
+    inputs = SearchInputs(s, variant.fixed, settings, (seed, s["kind"], variant.name, dataset),
+                          (s.get("budget") or {}).get("cpu_seconds"))
+    strategy = STRATEGIES[s["kind"]]
     out = []
     for repeat, fold, folds, final in scopes_of(splits):
         scope = Scope(dataset, repeat, fold, folds, final, key_of, scores.get(metric, {}), metric, higher)
-        if s["kind"] == "random":
-            _random(scope, s, settings, budget_cpu)
-        elif s["kind"] == "halving":
-            _halving(scope, s, settings, budget_cpu)
-        else:
-            _optuna(scope, s, variant.fixed, (seed, "optuna", variant.name, dataset, repeat, fold), budget_cpu)
+        strategy(scope, inputs)
         seen = set()
         for ti, params, pj in scope.planned:
             if (ti, pj) not in seen:
