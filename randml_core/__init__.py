@@ -5,6 +5,8 @@ module is the engine's own and may change). Names are imported on first use, so 
 (a cached ``randml status`` imports no pandas):
 
 - results: :func:`load`, :func:`best`, :func:`compare` (ranks and tests over datasets), :class:`IncompleteResultsWarning`
+- running from Python: :func:`compose_spec` (an experiment as ``randml run`` composes it), :func:`run` with its
+  :class:`RunOptions` (``run(compose_spec("tiny"), "results/store", n_jobs=2)``: what ``randml run`` does)
 - families: :class:`Family`, :class:`CellResult`, :class:`Split`, :func:`register_family`, :func:`evaluate_plain`
 - data: :func:`register_generator`
 - benchmarks and reports: :class:`Benchmark`, :class:`ReportContext`
@@ -17,7 +19,7 @@ import importlib
 #: public name -> the module that defines it
 _WHERE = {
     "load": "results", "best": "results", "IncompleteResultsWarning": "results", "ResultsError": "results",
-    "compare": "stats.compare",
+    "compare": "stats.compare", "compose_spec": "results", "run": "execution", "RunOptions": "execution",
     "Family": "family", "CellResult": "family", "Split": "family", "register_family": "family",
     "evaluate_plain": "family",
     "register_generator": "data.sources.generated",

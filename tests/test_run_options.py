@@ -73,3 +73,14 @@ def test_the_engine_imports_the_run_path_from_its_modules_not_the_facade():
             if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[-1] == "runner":
                 importers.append(str(path.relative_to(REPO)))
     assert importers == []
+
+
+def test_a_notebook_runs_an_experiment_through_the_public_api(tmp_path):
+    """``randml_core.compose_spec`` + ``randml_core.run`` do what ``randml run experiment=tiny`` does; the stored rows
+    are those ``randml_core.load`` reads back, every cell of the plan."""
+    import randml_core as r
+    spec = r.compose_spec("tiny", ["dataset=heart", "model=knn"])
+    summary = r.run(spec, str(tmp_path / "store"), r.RunOptions(progress=False))
+    frame = r.load("tiny", overrides=["dataset=heart", "model=knn"], store_dir=tmp_path / "store")
+    assert summary.computed == len(frame) == 9 and frame.attrs["complete"]
+    assert {"compose_spec", "run", "RunOptions"} <= set(r.__all__)
