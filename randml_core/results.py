@@ -249,6 +249,23 @@ def planned_shape(planned: pd.DataFrame) -> tuple[dict, dict]:
     return folds, cells
 
 
+_SHAPES: dict = {}  # a memo plan's parts -> planned_shape of its planned cells (the last 8)
+
+
+def _planned_shape_of(plan, planned: pd.DataFrame, filters: dict) -> tuple[dict, dict]:
+    """:func:`planned_shape` of the planned cells ``filters`` keep; unfiltered, remembered per plan-memo parts (the
+    same parts: the same cells, so the same shape), a repeated ``load()`` then groups no planned cell again."""
+    if filters or plan is None or plan.memo_parts is None:
+        return planned_shape(_within(planned, filters))
+    key = tuple(plan.memo_parts)  # memo entries hash by identity, and the key holds them: an id is not reused
+    if key not in _SHAPES:
+        while len(_SHAPES) >= 8:
+            del _SHAPES[next(iter(_SHAPES))]
+        _SHAPES[key] = planned_shape(planned)
+    folds, cells = _SHAPES[key]
+    return dict(folds), {d: {m: list(n) for m, n in by.items()} for d, by in cells.items()}  # the caller's to change
+
+
 _SHOWN_WARNINGS: set[tuple[type, str]] = set()  # (category, message) of the warnings load() has shown
 
 
@@ -285,9 +302,13 @@ def _default_rows(frame: pd.DataFrame, filters: dict, include_inner: bool, inclu
     n_failed_rows = int((~frame["status"].isin(["ok", "skipped"])).sum()) if "status" in frame.columns else 0
     skipped_entries = []
     if "status" not in filters and not include_failed and "status" in frame.columns:
-        every = frame["status"].eq("skipped").groupby([frame["dataset"], frame["model"]]).all()  # no Python per group
-        skipped_entries = sorted(map(list, every[every].index))
-        frame = frame[frame["status"] == "ok"]
+        skipped = frame["status"].eq("skipped")
+        if skipped.any():  # (dataset, model) entries whose every cell is skipped by rule; no Python per group
+            every = skipped.groupby([frame["dataset"], frame["model"]]).all()
+            skipped_entries = sorted(map(list, every[every].index))
+        ok = frame["status"] == "ok"
+        if not ok.all():
+            frame = frame[ok]
     frame = frame.reset_index(drop=True)  # already in Store.read's ROW_ORDER: dataset, model, params_json, repeat, fold, ...
     frame.attrs.update(n_rows_before_defaults=n_rows,
                        n_not_ok_dropped=n_not_ok - int((frame["status"] != "ok").sum()) if "status" in frame else 0,
@@ -363,7 +384,7 @@ def load(experiment: str, *, store_dir: str | os.PathLike | None = None, overrid
                        include_failed=include_failed or "status" in filters, all_configs=all_configs,
                        n_planned=n_planned, fill_command=command, complete=None if done is None else done.complete)
     if done is not None:  # best()'s entries: the planned (dataset, model) the dataset / model filters keep
-        folds, cells = planned_shape(_within(planned, {c: v for c, v in filters.items() if c in ("dataset", "model")}))
+        folds, cells = _planned_shape_of(plan, planned, {c: v for c, v in filters.items() if c in ("dataset", "model")})
         frame.attrs.update(n_planned=done.n_planned, n_stored=done.n_stored, n_missing=done.n_missing,
                            n_failed=done.n_failed, unavailable=list(done.unavailable),
                            planned_folds=folds, planned_cells=cells)

@@ -815,23 +815,26 @@ def _in_row_order(frame: pd.DataFrame) -> bool:
         return frame.sort_values(list(ROW_ORDER), kind="stable").index.equals(frame.index)
 
 
-_MASKS: dict = {}  # (frame digest, id(keys)) -> (keys, mask): the rows of one key set in one frame (the last 8)
+_MASKS: dict = {}  # (frame digest, id(keys)) -> (keys, mask or None): one key set's rows in one frame (the last 8)
 
 
 def _key_rows(table: pa.Table, digest: str, keys: pa.Array, remember: bool):
-    """The boolean mask of ``table``'s rows (a frame of content ``digest``) whose key is in ``keys``; with
-    ``remember`` (an array the caller keeps: the plan memo hands the same one to every reader of one config)
-    remembered per frame content and array object, the array held with it so that its id is not reused."""
+    """The boolean mask of ``table``'s rows (a frame of content ``digest``) whose key is in ``keys``, None when that
+    is every row (a committed frame of the current config: nothing to filter, no copy); with ``remember`` (an array
+    the caller keeps: the plan memo hands the same one to every reader of one config) remembered per frame content
+    and array object, the array held with it so that its id is not reused."""
     import pyarrow.compute as pc
     hit = _MASKS.get((digest, id(keys)))
-    if hit is not None and hit[0] is keys and len(hit[1]) == table.num_rows:
+    if hit is not None and hit[0] is keys and hit[2] == table.num_rows:
         return hit[1]
     mask = pc.is_in(table.column("key"), value_set=keys)
+    if pc.all(mask).as_py() is not False:  # every row (True), or no row at all (None): nothing to drop
+        mask = None
     if not remember:
         return mask
     while len(_MASKS) >= 8:
         del _MASKS[next(iter(_MASKS))]
-    _MASKS[(digest, id(keys))] = (keys, mask)
+    _MASKS[(digest, id(keys))] = (keys, mask, table.num_rows)
     return mask
 
 
@@ -841,7 +844,9 @@ def read_table(path: Path, columns: list[str] | None = None, keys: pa.Array | No
     those keys, selected before the folded constant columns are put back; ``remember``: the selection is remembered
     for this array object, :func:`_key_rows`), its checksum verified once per process and file content (pandas is
     imported for that check only)."""
-    pick = (lambda t: t) if keys is None else (lambda t: t.filter(_key_rows(t, digest, keys, remember)))
+    def pick(t: pa.Table) -> pa.Table:
+        mask = None if keys is None else _key_rows(t, digest, keys, remember)
+        return t if mask is None else t.filter(mask)
     where = str(path)
     data = _read_bytes(Path(path))
     digest = hashlib.sha256(data).hexdigest()

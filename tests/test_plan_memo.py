@@ -134,3 +134,35 @@ def test_the_memo_path_refuses_a_dataset_as_planning_does(compose, temp_dataset,
             errors.append(str(info.value))
         assert errors[0] == errors[1]
     assert planmemo.MEMO == {}
+
+
+def test_the_planned_shape_is_remembered_per_memo_plan_and_handed_out_as_a_copy(project):
+    """load()'s planned_folds / planned_cells come from planned_shape once per plan-memo parts: equal to grouping the
+    planned cells again, and a caller that changes what it got changes no later call's."""
+    from randml_core.results import _SHAPES, _planned_shape_of, planned_cells, planned_shape
+    spec = compose_spec("mine", config_dir=project)
+    plan = make_plan(spec, splits=False, memo=True)
+    expected = planned_shape(planned_cells(plan))
+    first = _planned_shape_of(plan, planned_cells(plan), {})
+    assert first == expected and tuple(plan.memo_parts) in _SHAPES
+    first[0].clear()
+    next(iter(next(iter(first[1].values())).values()))[0] = -1
+    again = make_plan(spec, splits=False, memo=True)
+    assert _planned_shape_of(again, None, {}) == expected  # from the memo: the planned cells are not needed
+    filtered = _planned_shape_of(again, planned_cells(again), {"dataset": "blobs"})
+    assert filtered == planned_shape(planned_cells(again).query("dataset == 'blobs'")) and list(filtered[0]) == ["blobs"]
+
+
+def test_a_frame_whose_every_row_is_planned_is_not_filtered_and_one_with_others_is():
+    """store._key_rows: None (nothing to drop, no copy) when every row's key is planned, else the rows' mask; the
+    table read_table returns holds exactly the planned keys either way."""
+    import pyarrow as pa
+
+    from randml_core.store import _MASKS, _key_rows
+    table = pa.table({"key": ["a", "b", "c"], "v": [1, 2, 3]})
+    every, some = pa.array(["c", "b", "a", "z"]), pa.array(["b", "z"])
+    assert _key_rows(table, "digest-1", every, remember=True) is None
+    assert _MASKS[("digest-1", id(every))][1] is None and _key_rows(table, "digest-1", every, True) is None
+    mask = _key_rows(table, "digest-1", some, remember=False)
+    assert table.filter(mask).column("key").to_pylist() == ["b"]
+    assert _key_rows(table.slice(0, 0), "digest-2", some, remember=False) is None  # no row: nothing to drop
