@@ -11,6 +11,9 @@
    inner folds against ``pandas.read_parquet`` of its file: the first call of the process, then medians of 7.
 4. **Sequential search**: randml's optuna search (SVC, 4 sets, 20 trials) against plain optuna's ``optimize``,
    CPU seconds of each whole process.
+5. **Plan and status at 1e6 cells**: ``randml plan`` and ``randml status`` of a config of 1,000,000 cells
+   (kNN, 250 k x 2 weights x 2 p, iris, 10-fold x 100 repeats) on an empty store: wall seconds and
+   peak memory of each whole process.
 
 Every figure with the load average at its start (other work on the machine slows both sides alike, not the ratio).
 Writes ``results/tables/bench_harness.md``.
@@ -240,6 +243,43 @@ def optuna_speed(work: Path, rounds: int = 5) -> list[str]:
             "per trial); the run ends with one round that reads the store and plans whole.", ""]
 
 
+MILLION_MODEL = """estimator:
+  _target_: sklearn.neighbors.KNeighborsClassifier
+variants:
+  dummy: {}
+grid:
+  n_neighbors: [%s]
+  weights: [uniform, distance]
+  p: [1, 2]
+""" % ", ".join(map(str, range(1, 251)))
+
+
+def million(work: Path) -> list[str]:
+    """``randml plan`` / ``randml status`` of 1e6 planned cells on an empty store: (wall seconds, peak MB) each."""
+    conf = _config(work / "million_conf", STRATEGIES, 100)
+    (conf / "model" / "dummy.yaml").write_text(MILLION_MODEL)
+    rows = []
+    for command in ("plan", "status"):
+        load_avg = _load()
+        log = work / f"million_{command}.txt"
+        t0 = time.perf_counter()
+        with open(log, "w") as fh:  # output to a file: os.wait4 (this child's own peak memory) must reap the child
+            proc = subprocess.Popen([*RANDML, command, "--config-dir", str(conf), "experiment=floor",
+                                     f"store_dir={work}/million_store", f"hydra.run.dir={work}/million_logs"],
+                                    stdout=fh, stderr=subprocess.STDOUT, env={**os.environ, "RANDML_OFFLINE": "1"})
+            _, status, usage = os.wait4(proc.pid, 0)
+            proc.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - t0
+        text = log.read_text()
+        if proc.returncode != 0 or not re.search(r"1,?000,?000", text):
+            raise SystemExit(f"randml {command} at 1e6 cells failed or did not plan 1,000,000 cells:\n{text[-2000:]}")
+        rows.append(f"| `randml {command}` | {wall:.1f} | {usage.ru_maxrss / 1024:,.0f} | {load_avg} |")
+    return ["## 5. Plan and status at 1e6 cells", "",
+            "A config of 1,000,000 cells (kNN: 250 k x 2 weights x 2 p, iris, 10-fold x 100 repeats: "
+            "1,000 tasks) on an empty store; each command a whole process (start-up included).", "",
+            "| command | wall seconds | peak MB | load average |", "|---|---:|---:|---:|", *rows, ""]
+
+
 def load_speed() -> list[str]:
     import warnings
 
@@ -301,6 +341,7 @@ def main() -> None:
             lines += linear(work)
         lines += load_speed()
         lines += optuna_speed(work)
+        lines += million(work)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text("\n".join(lines) + "\n")
     print("\n".join(lines[-12:]))
