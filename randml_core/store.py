@@ -162,6 +162,24 @@ def rows_checksum(frame: pd.DataFrame) -> str:
     return h.hexdigest()
 
 
+def table_checksum(table: pa.Table) -> str:
+    """:func:`rows_checksum` of ``table.to_pandas()``, one column in pandas at a time (the hash is column by column)."""
+    return _frame_checksum(table.column_names, lambda names: table.select(names))
+
+
+def _frame_checksum(names, columns_of) -> str:
+    """:func:`rows_checksum` of the table whose columns ``names`` ``columns_of([name])`` gives one at a time (a frame
+    file is verified reading one column at a time: never its whole rows in memory twice, as Arrow and as pandas)."""
+    import pandas as pd
+    h = hashlib.sha256()
+    for col in sorted(names):
+        values = columns_of([col]).to_pandas()[col]  # the dtype Table.to_pandas gives this column
+        h.update(f"{col}\x1f{values.dtype}\x1e".encode())
+        h.update(pd.util.hash_pandas_object(values, index=False).to_numpy().tobytes())
+        del values
+    return h.hexdigest()
+
+
 def _type_ok(t: pa.DataType, family: str) -> bool:
     if pa.types.is_null(t):  # an all-null column: fine for a metric (e.g. every cell of a part failed)
         return family == "floating"
@@ -844,30 +862,36 @@ def read_table(path: Path, columns: list[str] | None = None, keys: pa.Array | No
     those keys, selected before the folded constant columns are put back; ``remember``: the selection is remembered
     for this array object, :func:`_key_rows`), its checksum verified once per process and file content (pandas is
     imported for that check only)."""
-    def pick(t: pa.Table) -> pa.Table:
+    def pick(read) -> pa.Table:
+        t = read()  # made here: once its columns are taken, nothing else holds the unfiltered table
         mask = None if keys is None else _key_rows(t, digest, keys, remember)
-        return t if mask is None else t.filter(mask)
+        if mask is None:
+            return t
+        schema_t, cols = t.schema, t.columns
+        del t  # column by column: each unfiltered column is freed as its filtered copy is made
+        for i in range(len(cols)):
+            cols[i] = cols[i].filter(mask)
+        return pa.Table.from_arrays(cols, schema=schema_t)
     where = str(path)
     data = _read_bytes(Path(path))
     digest = hashlib.sha256(data).hexdigest()
     pf, schema, constants, meta = _parse(data, where)
-    whole = None  # the full table when this call verifies it (then the asked columns are taken from it)
     if _VERIFIED.get(str(path)) != digest:
-        whole = _restore(pf.read(), schema, constants)
-        full = whole.to_pandas()
-        if rows_checksum(full) != meta[_FRAME_CHECKSUM].decode(errors="replace"):
+        columns_of = lambda names: _restore(pf.read(columns=[c for c in names if c not in constants]),  # noqa: E731
+                                            pa.schema([schema.field(c) for c in names]),
+                                            {c: v for c, v in constants.items() if c in names})
+        # column by column (the checksum is): never the whole frame in memory twice, as Arrow and as pandas
+        if _frame_checksum(schema.names, columns_of) != meta[_FRAME_CHECKSUM].decode(errors="replace"):
             raise FrameError(f"{where}: its rows do not match the checksum written with them; fix: restore it "
                              "(`git checkout -- <file>`) or export it again from a complete store")
         _VERIFIED[str(path)] = digest
-        if _in_row_order(full):
+        if _in_row_order(columns_of([c for c in ROW_ORDER if c in schema.names]).to_pandas()):
             _ORDERED[str(path)] = digest  # Store.read need not sort its rows again (export wrote them sorted)
         else:
             _ORDERED.pop(str(path), None)
     want = schema.names if columns is None else [c for c in dict.fromkeys(["key", *columns]) if c in schema.names]
-    if whole is not None:
-        return pick(whole.select(want)), digest
     stored = [c for c in want if c not in constants]
-    slim = pick(pf.read(columns=stored))
+    slim = pick(lambda: pf.read(columns=stored))
     fields = [schema.field(c) for c in want]
     table = _restore(slim, pa.schema(fields), {c: v for c, v in constants.items() if c in want})
     return table, digest

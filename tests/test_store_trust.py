@@ -520,3 +520,19 @@ def test_a_param_column_that_mixes_kinds_across_parts_compacts(store):
     # one write whose rows mix the kinds (one task with both models) is stored the same way
     got = store_mod.uniform_params(pd.DataFrame({"p_gamma": [0.1, "scale", None]}))["p_gamma"].tolist()
     assert got[:2] == ["0.1", '"scale"'] and pd.isna(got[2])
+
+
+def test_a_frame_is_verified_column_by_column_with_the_checksum_of_its_whole_rows():
+    """store.table_checksum (one column in pandas at a time, how a frame file is verified) equals rows_checksum of
+    the whole table in pandas, for every column type a frame holds and for missing values; one changed value, or
+    two columns swapped, changes it."""
+    import numpy as np
+    import pyarrow as pa
+
+    from randml_core.store import table_checksum
+    table = pa.table({"key": ["a", "b", None], "n": [1, 2, 3], "x": [0.5, np.nan, None], "ok": [True, False, None],
+                      "nothing": pa.nulls(3), "i8": pa.array([1, None, 3], pa.int8())})
+    assert table_checksum(table) == rows_checksum(table.to_pandas())
+    changed = table.set_column(1, "n", pa.array([1, 2, 4]))
+    swapped = table.rename_columns(["n", "key", "x", "ok", "nothing", "i8"])
+    assert table_checksum(changed) != table_checksum(table) and table_checksum(swapped) != table_checksum(table)
