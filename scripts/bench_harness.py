@@ -8,7 +8,8 @@
 2. **Linear in tasks**: one strategy, 2,500 then 10,000 tasks (a cell each) into fresh stores: the time ratio
    (linear: 4.0) and the time per task in the first and the last quarter of the 10,000 (from the rows' timestamps).
 3. **load()**: ``randml_core.results.load(<experiment>, include_inner=True)`` of the largest committed frame with
-   inner folds against ``pandas.read_parquet`` of its file: the first call of the process, then medians of 7.
+   inner folds against ``pandas.read_parquet`` of its file: the first call of the process, then medians of 7; and
+   the peak memory of a process making one call of each.
 4. **Sequential search**: randml's optuna search (SVC, 4 sets, 20 trials) against plain optuna's ``optimize``,
    CPU seconds of each whole process.
 5. **Plan and status at 1e6 cells**: ``randml plan`` and ``randml status`` of a config of 1,000,000 cells
@@ -255,29 +256,46 @@ grid:
 
 
 def million(work: Path) -> list[str]:
-    """``randml plan`` / ``randml status`` of 1e6 planned cells on an empty store: (wall seconds, peak MB) each."""
+    """``randml plan`` / ``randml status`` of 1e6 planned cells on an empty store: wall seconds and peak memory of each
+    whole process."""
     conf = _config(work / "million_conf", STRATEGIES, 100)
     (conf / "model" / "dummy.yaml").write_text(MILLION_MODEL)
     rows = []
     for command in ("plan", "status"):
         load_avg = _load()
-        log = work / f"million_{command}.txt"
+        log, hwm = work / f"million_{command}.txt", work / f"million_{command}.hwm"
+        # the CLI in a process that writes its own VmHWM (peak resident memory of its address space) when it exits
+        wrapper = ("import atexit, runpy, sys\n"
+                   f"atexit.register(lambda: open({str(hwm)!r}, 'w').write([l.split()[1] for l in "
+                   "open('/proc/self/status') if l.startswith('VmHWM')][0]))\n"
+                   f"sys.argv = ['randml', {command!r}, '--config-dir', {str(conf)!r}, 'experiment=floor', "
+                   f"'store_dir={work}/million_store', 'hydra.run.dir={work}/million_logs']\n"
+                   "runpy.run_module('randml_core.cli', run_name='__main__')\n")
         t0 = time.perf_counter()
-        with open(log, "w") as fh:  # output to a file: os.wait4 (this child's own peak memory) must reap the child
-            proc = subprocess.Popen([*RANDML, command, "--config-dir", str(conf), "experiment=floor",
-                                     f"store_dir={work}/million_store", f"hydra.run.dir={work}/million_logs"],
-                                    stdout=fh, stderr=subprocess.STDOUT, env={**os.environ, "RANDML_OFFLINE": "1"})
-            _, status, usage = os.wait4(proc.pid, 0)
-            proc.returncode = os.waitstatus_to_exitcode(status)
+        out = subprocess.run([sys.executable, "-c", wrapper], capture_output=True, text=True,
+                             env={**os.environ, "RANDML_OFFLINE": "1"})
         wall = time.perf_counter() - t0
-        text = log.read_text()
-        if proc.returncode != 0 or not re.search(r"1,?000,?000", text):
+        text = out.stdout + out.stderr
+        log.write_text(text)
+        if out.returncode != 0 or not re.search(r"1,?000,?000", text) or not hwm.exists():
             raise SystemExit(f"randml {command} at 1e6 cells failed or did not plan 1,000,000 cells:\n{text[-2000:]}")
-        rows.append(f"| `randml {command}` | {wall:.1f} | {usage.ru_maxrss / 1024:,.0f} | {load_avg} |")
+        peak = int(hwm.read_text()) / 1024
+        rows.append(f"| `randml {command}` | {wall:.1f} | {peak:,.0f} | {load_avg} |")
     return ["## 5. Plan and status at 1e6 cells", "",
             "A config of 1,000,000 cells (kNN: 250 k x 2 weights x 2 p, iris, 10-fold x 100 repeats: "
             "1,000 tasks) on an empty store; each command a whole process (start-up included).", "",
             "| command | wall seconds | peak MB | load average |", "|---|---:|---:|---:|", *rows, ""]
+
+
+def _peak_mb(code: str) -> float:
+    """Peak resident memory (MB) of a Python process running ``code``: its ``VmHWM`` read at its end (the high-water
+    mark of its own address space; ``ru_maxrss`` of a forked child starts from the parent's)."""
+    probe = code + "\nprint([l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')][0])"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         env={**os.environ, "RANDML_OFFLINE": "1"})
+    if out.returncode != 0:
+        raise SystemExit(f"the memory probe failed: {code}\n{out.stderr[-1500:]}")
+    return int(out.stdout.strip().splitlines()[-1]) / 1024
 
 
 def load_speed() -> list[str]:
@@ -305,6 +323,11 @@ def load_speed() -> list[str]:
         frame = load(name, include_inner=True)
         ours.append(time.perf_counter() - t0)
     r, p = statistics.median(ours), statistics.median(theirs)
+    imports = ("import warnings; warnings.simplefilter('ignore'); import pandas, pyarrow.parquet; "
+               "from randml_core.results import load; ")
+    peaks = {what: _peak_mb(imports + code) for what, code in
+             (("imports", "pass"), ("read_parquet", f"pandas.read_parquet({str(target)!r})"),
+              ("load", f"load({name!r}, include_inner=True)"))}
     return ["## 3. load() against pandas.read_parquet", "",
             f"`load({name!r}, include_inner=True)` ({len(frame):,} rows) of the committed frame "
             f"`results/frames/{target.name}` ({target.stat().st_size / 1e6:.1f} MB), the largest with inner folds, "
@@ -315,6 +338,13 @@ def load_speed() -> list[str]:
             f"{r / p:.1f} |",
             f"| load(), the first call of the process (imports, the frame's checksum, Hydra's compose) | {first:.3f} | "
             f"{first / p:.1f} |", "",
+            "Peak memory of a process that makes one call after the same imports (its own maximum resident set):", "",
+            "| process | peak MB | ratio |", "|---|---:|---:|",
+            f"| the imports alone | {peaks['imports']:,.0f} | |",
+            f"| pandas.read_parquet of the file | {peaks['read_parquet']:,.0f} | 1.00 |",
+            f"| load(), its first call (the frame verified column by column) | {peaks['load']:,.0f} | "
+            f"{peaks['load'] / peaks['read_parquet']:.2f} |", "",
+            "Goal (issue 44): at most 1.5x its memory.", "",
             "Goal (issue 44): at most 3x. Every call keeps only the current config's cells (the guarantee): the "
             "composed config is memoised per process while no YAML file of its config dirs changes, and each "
             "dataset's planned keys while the config hash, the families' versions and the data hash hold (a "
