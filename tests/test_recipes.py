@@ -218,3 +218,38 @@ def test_recipe_benchmark_is_one_folder_with_its_own_site_page(tmp_path, cli_env
         assert f'id="{section}"' in page
     assert "toybench.md" in page and "toybench_stats.md" in page  # its table and its statistics section
     assert "randml run --config-dir" in page and "experiment=toybench" in page
+
+
+def test_the_documented_experiment_and_model_configs_compose_and_plan_as_described(tmp_path, monkeypatch):
+    """CONTRIBUTING's two configs in full (``# experiment/toybench.yaml``, ``# model/toy_ridge.yaml``), as written,
+    beside the recipe's package, card and report module: they compose and plan 3 outer folds x 2 inner folds of
+    3 alphas on heart and bumps, with the report module named."""
+    import re
+
+    from randml_core.data.registry import unregister
+    from randml_core.planning import make_plan
+    from randml_core.results import compose_spec
+    text = (REPO / "CONTRIBUTING.md").read_text()
+    blocks = {m.group(1): m.group(0) for m in re.finditer(r"# ((?:experiment|model)/\w+\.yaml)\n.*?(?=```)", text,
+                                                          re.S)}
+    assert sorted(blocks) == ["experiment/toybench.yaml", "model/toy_ridge.yaml"]
+    report = re.search(r"A worked example, `toybench/report.py`:\n\n```python\n(.*?)```", text, re.S).group(1)
+    bench = tmp_path / "project"
+    _write(bench, {"toybench/__init__.py": BENCH_INIT, "toybench/datasets.py": BENCH_DATASETS,
+                   "toybench/families.py": BENCH_FAMILIES, "toybench/report.py": report,
+                   "dataset/bumps.yaml": CARD, **{path: body.split("\n", 1)[1] for path, body in blocks.items()}})
+    _bumps_csv(bench / "dataset" / "bumps.csv")
+    unregister("bumps")  # the recipe test's card of that name (registered when its config dir was read)
+    forget = lambda: [sys.modules.pop(m) for m in list(sys.modules) if m.split(".")[0] == "toybench"]  # noqa: E731
+    forget()  # the benchmark recipe's own toybench (another folder, no report.py) if this process imported it
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if not p.endswith("toybench-project")])  # and its folder
+    try:
+        spec = compose_spec("toybench", config_dir=bench)
+        plan = make_plan(spec, splits=False)
+    finally:
+        unregister("bumps")
+        unregister("toy-gen")
+        forget()
+    assert spec.engine.report == ("toybench.report",) and [v.name for v in spec.variants] == ["ToyRidge"]
+    assert (spec.protocol.n_splits, spec.protocol.inner_splits) == (3, 2) and sorted(plan.datasets) == ["bumps", "heart"]
+    assert len(plan.tasks) == 2 * 3 * (1 + 2) and {len(t.cells) for t in plan.tasks} == {3}
