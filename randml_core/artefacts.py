@@ -108,13 +108,15 @@ def _open_temp(final: Path) -> tuple[Path, int]:
     final.parent.mkdir(parents=True, exist_ok=True)
     temp = _temp_name(final)
     birth = temp.with_name(temp.name[:-len(".tmp")] + ".new")
-    fd = os.open(birth, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
+    fd = None
+    try:  # the open inside: a Ctrl-C between the file's creation and the next line must not leave it behind
+        fd = os.open(birth, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o666)
         _try_flock(fd)  # a brand-new name: no other holder; None on a file system without locks
         os.rename(birth, temp)
     except BaseException:
-        os.close(fd)
-        birth.unlink(missing_ok=True)
+        if fd is not None:
+            os.close(fd)
+        birth.unlink(missing_ok=True)  # the name holds a random token: only this call can have made it
         raise
     return temp, fd
 

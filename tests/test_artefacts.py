@@ -472,3 +472,30 @@ def test_a_set_refuses_a_path_outside_its_root_or_below_a_direct_subfolder(tmp_p
                 out.write_text(bad, "x")
         out.write_text(root / "a" / "ok.md", "x")
     assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*.md")) == ["root/a/ok.md"]
+
+
+@pytest.mark.parametrize("where", ["open", "flock", "rename"])
+def test_an_interrupt_right_after_the_temp_is_created_leaves_no_file(tmp_path, monkeypatch, where):
+    """A Ctrl-C that lands just after ``.artefact.new`` is created (after the open returns, before the next line, as
+    a signal handler can), or in the lock or the rename, leaves no file behind and the target as it was; it left a
+    ``.artefact.new`` there when the open stood outside the cleanup (a flaky failure of the random-SIGINT test)."""
+    (tmp_path / "table.md").write_text("old")
+    real_open, real_rename = os.open, os.rename
+
+    def interrupted_open(path, *args, **kwargs):
+        fd = real_open(path, *args, **kwargs)
+        if where == "open" and str(path).endswith(".artefact.new"):
+            raise KeyboardInterrupt  # the file exists, the caller never got its fd
+        return fd
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(artefacts.os, "open", interrupted_open)
+    if where == "flock":
+        monkeypatch.setattr(artefacts, "_try_flock", interrupted)
+    if where == "rename":
+        monkeypatch.setattr(artefacts.os, "rename", lambda a, b: interrupted() if str(a).endswith(".new")
+                            else real_rename(a, b))
+    with pytest.raises(KeyboardInterrupt):
+        atomic_write(tmp_path / "table.md", "new")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["table.md"] and (tmp_path / "table.md").read_text() == "old"
