@@ -95,9 +95,7 @@ def write_frame(path: Path, frame, provenance: dict) -> dict:
 
 def read_frame(path: Path, columns: list[str] | None = None, verify: bool = False):
     """The frame at ``path`` as pandas (verified; ``verify=True`` checks the rows checksum again)."""
-    if verify:
-        _VERIFIED.pop(str(path), None)
-    return read_table(path, columns)[0].to_pandas()
+    return read_table(path, columns, reverify=verify)[0].to_pandas()
 
 
 def provenance(path: Path) -> dict:

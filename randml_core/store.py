@@ -747,6 +747,8 @@ FRAMES_ENV = "RANDML_FRAMES"
 FRAME_FORMAT = "randml-frame/1"
 _VERIFIED: dict[str, str] = {}  # frame path -> the digest this process verified
 _ORDERED: dict[str, str] = {}  # frame path -> the digest whose rows were found in ROW_ORDER when verified
+_FRAMES_MEMO = "frames-verified.json"  # in the checks cache: frame contents an earlier process verified
+_FRAMES_MEMO_FORMAT, _FRAMES_MEMO_SIZE = "randml-frames-verified/1", 64
 _FRAME_FORMAT, _FRAME_SCHEMA = b"randml.frame", b"randml.frame.schema"
 _FRAME_CONSTANTS, _FRAME_CHECKSUM = b"randml.frame.constants", b"randml.frame.checksum"
 _FRAME_PROVENANCE = b"randml.frame.provenance"
@@ -856,12 +858,42 @@ def _key_rows(table: pa.Table, digest: str, keys: pa.Array, remember: bool):
     return mask
 
 
+def _frames_memo() -> dict[str, bool]:
+    """``{sha256 of a frame file's bytes: its rows are in ROW_ORDER}`` of the frame contents an earlier process verified
+    in full (``<checks cache>/frames-verified.json``, :func:`randml_core.paths.checks_cache`); {} when it is missing,
+    unreadable or not whole (its own checksum fails)."""
+    from .paths import checks_cache
+    try:
+        data = json.loads(_read_bytes(checks_cache() / _FRAMES_MEMO))
+        frames = data["frames"]
+        if data["format"] != _FRAMES_MEMO_FORMAT or data["check"] != _memo_check(frames):
+            return {}
+        return {str(k): bool(v) for k, v in frames.items()}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, StoreError):
+        return {}
+
+
+def _remember_frame(digest: str, ordered: bool) -> None:
+    """Add a fully verified frame content to :func:`_frames_memo` (the last 64 kept); a cache only: a read-only or full
+    cache folder just verifies again next time."""
+    from .paths import checks_cache
+    frames = {k: v for k, v in _frames_memo().items() if k != digest}
+    frames = dict(list(frames.items())[-(_FRAMES_MEMO_SIZE - 1):]) | {digest: ordered}
+    data = json.dumps({"format": _FRAMES_MEMO_FORMAT, "frames": frames, "check": _memo_check(frames)})
+    try:
+        from .artefacts import atomic_write
+        atomic_write(checks_cache() / _FRAMES_MEMO, data, recover_first=False)
+    except OSError:
+        pass
+
+
 def read_table(path: Path, columns: list[str] | None = None, keys: pa.Array | None = None,
-               remember: bool = False) -> tuple[pa.Table, str]:
+               remember: bool = False, reverify: bool = False) -> tuple[pa.Table, str]:
     """``(table, sha256 of the file)``: the frame's rows (``columns`` only, plus ``key``; ``keys``: only the rows of
     those keys, selected before the folded constant columns are put back; ``remember``: the selection is remembered
-    for this array object, :func:`_key_rows`), its checksum verified once per process and file content (pandas is
-    imported for that check only)."""
+    for this array object, :func:`_key_rows`), its checksum verified once per file content (pandas is imported for
+    that check only): in this process, or in an earlier one (:func:`_frames_memo`, keyed by the SHA-256 of the
+    file's bytes, which every call computes; ``reverify``: check the rows again whatever the memos say)."""
     def pick(read) -> pa.Table:
         t = read()  # made here: once its columns are taken, nothing else holds the unfiltered table
         mask = None if keys is None else _key_rows(t, digest, keys, remember)
@@ -876,16 +908,20 @@ def read_table(path: Path, columns: list[str] | None = None, keys: pa.Array | No
     data = _read_bytes(Path(path))
     digest = hashlib.sha256(data).hexdigest()
     pf, schema, constants, meta = _parse(data, where)
-    if _VERIFIED.get(str(path)) != digest:
-        columns_of = lambda names: _restore(pf.read(columns=[c for c in names if c not in constants]),  # noqa: E731
-                                            pa.schema([schema.field(c) for c in names]),
-                                            {c: v for c, v in constants.items() if c in names})
-        # column by column (the checksum is): never the whole frame in memory twice, as Arrow and as pandas
-        if _frame_checksum(schema.names, columns_of) != meta[_FRAME_CHECKSUM].decode(errors="replace"):
-            raise FrameError(f"{where}: its rows do not match the checksum written with them; fix: restore it "
-                             "(`git checkout -- <file>`) or export it again from a complete store")
+    if reverify or _VERIFIED.get(str(path)) != digest:
+        ordered = None if reverify else _frames_memo().get(digest)  # verified by an earlier process: its order
+        if ordered is None:
+            columns_of = lambda names: _restore(  # noqa: E731
+                pf.read(columns=[c for c in names if c not in constants]), pa.schema([schema.field(c) for c in names]),
+                {c: v for c, v in constants.items() if c in names})
+            # column by column (the checksum is): never the whole frame in memory twice, as Arrow and as pandas
+            if _frame_checksum(schema.names, columns_of) != meta[_FRAME_CHECKSUM].decode(errors="replace"):
+                raise FrameError(f"{where}: its rows do not match the checksum written with them; fix: restore it "
+                                 "(`git checkout -- <file>`) or export it again from a complete store")
+            ordered = _in_row_order(columns_of([c for c in ROW_ORDER if c in schema.names]).to_pandas())
+            _remember_frame(digest, ordered)
         _VERIFIED[str(path)] = digest
-        if _in_row_order(columns_of([c for c in ROW_ORDER if c in schema.names]).to_pandas()):
+        if ordered:
             _ORDERED[str(path)] = digest  # Store.read need not sort its rows again (export wrote them sorted)
         else:
             _ORDERED.pop(str(path), None)

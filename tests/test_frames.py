@@ -1,6 +1,7 @@
 """Committed result frames (randml_core/frames.py): exported only from a complete store, read as a read-only
 layer under the store (its rows lose to the store's), never copied by a compaction, refused when tampered; and
 `randml verify`, which recomputes drawn cells and names each one that differs."""
+import hashlib
 import json
 
 import numpy as np
@@ -377,3 +378,38 @@ def test_row_order_check_agrees_with_the_sort(seed):
     holey.loc[5, "params_json"] = None
     assert _in_row_order(holey) == reference(holey)
     assert not _in_row_order(ordered.drop(columns="inner_fold"))  # a frame without every ROW_ORDER column is sorted
+
+
+def test_a_frame_verified_by_an_earlier_process_is_not_checked_again_until_its_bytes_change(tiny_store, tmp_path,
+                                                                                             monkeypatch):
+    """A frame content verified in full is remembered by the SHA-256 of its bytes (``frames-verified.json`` in the
+    checks cache), so the next process hashes the file but does not check its rows again (the committed frame cost a
+    cached ``randml status`` of a fresh clone 1.1 s and the pandas import); one changed value is checked, and
+    refused; ``verify=True`` checks again whatever the memo says; a memo that is not whole is ignored."""
+    from randml_core import store as store_mod
+    monkeypatch.setenv("RANDML_CHECKS_CACHE", str(tmp_path / "checks"))
+    spec, root = tiny_store
+    store = _copy_store(root, tmp_path / "results" / "store")
+    path, _ = frames.export(spec, store)  # export reads its frame back: verified, remembered
+    memo = tmp_path / "checks" / "frames-verified.json"
+    assert list(store_mod._frames_memo()) == [hashlib.sha256(path.read_bytes()).hexdigest()]
+    calls = []
+    real = store_mod._frame_checksum
+    monkeypatch.setattr(store_mod, "_frame_checksum", lambda *a: calls.append(1) or real(*a))
+    frames._VERIFIED.clear()  # a new process, as far as this module knows
+    first = frames.read_frame(path)
+    assert calls == [] and len(first) == 27
+    frames.read_frame(path, verify=True)
+    assert calls == [1]
+    memo.write_text(memo.read_text().replace('"check": "', '"check": "0'))  # not whole: ignored
+    frames._VERIFIED.clear()
+    frames.read_frame(path)
+    assert calls == [1, 1]
+    table = pq.read_table(path)
+    col = table.column("gmean").to_pylist()
+    col[0] = 0.5 if col[0] != 0.5 else 0.25
+    pq.write_table(table.set_column(table.column_names.index("gmean"), "gmean", pa_array(col)), path,
+                   compression="zstd")  # metadata (checksum) kept, one value changed: other bytes
+    frames._VERIFIED.clear()
+    with pytest.raises(frames.FrameError, match=r"its rows do not match the checksum"):
+        frames.read_frame(path)
