@@ -881,8 +881,11 @@ def _remember_frame(digest: str, ordered: bool) -> None:
     frames = dict(list(frames.items())[-(_FRAMES_MEMO_SIZE - 1):]) | {digest: ordered}
     data = json.dumps({"format": _FRAMES_MEMO_FORMAT, "frames": frames, "check": _memo_check(frames)})
     try:
-        from .artefacts import atomic_write
-        atomic_write(checks_cache() / _FRAMES_MEMO, data, recover_first=False)
+        folder = checks_cache()
+        folder.mkdir(parents=True, exist_ok=True)
+        with _held_temp(folder, f".{_FRAMES_MEMO}.{_HOST}") as (tmp, fd):
+            os.write(fd, data.encode())
+            os.replace(tmp, folder / _FRAMES_MEMO)
     except OSError:
         pass
 
