@@ -180,14 +180,14 @@ def _run_round(spec: ExperimentSpec, store: Store, options: RunOptions, follow_s
     with bar, _sigterm_as_interrupt(), leases, PartWriter(store, leases, fresh, o.write_every) as writer:
         bar.update(0)  # show the bar (0 %) before the first task finishes
         if todo:  # git and package metadata (~0.1 s), joblib (~0.1 s), a backend: only for a run that computes cells
-            _compute(spec, plan, todo, o, claims, writer, counts, follow)
+            _compute(spec, todo, o, claims, writer, counts, follow)
     _finish(spec, store, leases)
     return RunSummary(counts["computed"], n_cached + claims.by_others, counts["failed"], counts["bounded"],
                       time.monotonic() - t0, plan.unavailable, counts["skipped"])
 
 
-def _compute(spec: ExperimentSpec, plan: Plan, pending: list, o: RunOptions, claims: "_Claims", writer: PartWriter,
-             counts: dict, follow: "_Following | None") -> None:
+def _compute(spec: ExperimentSpec, pending: list, o: RunOptions, claims: "_Claims", writer: PartWriter, counts: dict,
+             follow: "_Following | None") -> None:
     """Run the pending tasks (and the followed searches' next steps) on the backend, each finished task's rows stamped,
     written and counted; wait for tasks leased by other runs (taken over once their lease is stale)."""
     from joblib import delayed

@@ -154,29 +154,24 @@ class CorruptPartError(ValueError):
 
 def rows_checksum(frame: pd.DataFrame) -> str:
     """SHA-256 over the column names, dtypes and per-row value hashes of ``frame`` (order of rows kept)."""
-    import pandas as pd
-    h = hashlib.sha256()
-    for col in sorted(frame.columns):
-        h.update(f"{col}\x1f{frame[col].dtype}\x1e".encode())
-        h.update(pd.util.hash_pandas_object(frame[col], index=False).to_numpy().tobytes())
-    return h.hexdigest()
+    return _frame_checksum(frame.columns, lambda col: frame[col])
 
 
 def table_checksum(table: pa.Table) -> str:
     """:func:`rows_checksum` of ``table.to_pandas()``, one column in pandas at a time (the hash is column by column)."""
-    return _frame_checksum(table.column_names, lambda names: table.select(names))
+    return _frame_checksum(table.column_names, lambda col: table.select([col]).to_pandas()[col])
 
 
-def _frame_checksum(names, columns_of) -> str:
-    """:func:`rows_checksum` of the table whose columns ``names`` ``columns_of([name])`` gives one at a time (a frame
-    file is verified reading one column at a time: never its whole rows in memory twice, as Arrow and as pandas)."""
+def _frame_checksum(names, column) -> str:
+    """:func:`rows_checksum` of the columns ``names``, each the pandas Series ``column(name)`` gives when asked (a
+    frame file is verified reading one column at a time: never its whole rows in memory twice, Arrow and pandas)."""
     import pandas as pd
     h = hashlib.sha256()
     for col in sorted(names):
-        values = columns_of([col]).to_pandas()[col]  # the dtype Table.to_pandas gives this column
+        values = column(col)
         h.update(f"{col}\x1f{values.dtype}\x1e".encode())
         h.update(pd.util.hash_pandas_object(values, index=False).to_numpy().tobytes())
-        del values
+        del values  # before the next column is made
     return h.hexdigest()
 
 
@@ -442,11 +437,8 @@ class Store:
 
     def _memo_on_disk(self) -> dict[str, str]:
         """``.verified.json`` if it is whole (its own checksum holds) and of this format, else {}."""
-        try:
-            data = json.loads(_read_bytes(self.dir / ".verified.json"))  # a FIFO: StoreError naming it, no hang
-            parts = data["parts"]
-            whole = data["format"] == _MEMO_FORMAT and data["check"] == _memo_check(parts)
-            return {str(k): str(v) for k, v in parts.items()} if whole else {}
+        try:  # a FIFO: StoreError naming it, no hang
+            return {str(k): str(v) for k, v in _read_memo(self.dir / ".verified.json", "parts", _MEMO_FORMAT).items()}
         except (OSError, ValueError, TypeError, KeyError, AttributeError):
             return {}
 
@@ -466,13 +458,8 @@ class Store:
         memo.update(verified)
         live = {p.name for p in self.parts()}
         parts = {k: v for k, v in {**self._memo_on_disk(), **memo}.items() if k in live}
-        data = json.dumps({"format": _MEMO_FORMAT, "parts": parts, "check": _memo_check(parts)}, sort_keys=True)
-        try:  # a cache only: a read-only store or a full disk just verify again next time
-            with _held_temp(self.dir, f".verified.json.{_HOST}") as (tmp, fd):
-                os.write(fd, data.encode())
-                os.replace(tmp, self.dir / ".verified.json")
-        except OSError:
-            pass
+        # a cache only: a read-only store or a full disk just verify again next time
+        _write_memo(self.dir, ".verified.json", "parts", _MEMO_FORMAT, parts, sort_keys=True)
 
     def _load(self, path: Path, columns: list[str] | None) -> _Loaded:
         """One part, verified: every byte hashed; bytes not seen before checked in full."""
@@ -702,6 +689,27 @@ def store_of(spec, root: str | os.PathLike) -> Store:
     return Store(root, spec.store)
 
 
+def _read_memo(path: Path, field: str, fmt: str) -> dict:
+    """The entries ``field`` of the JSON memo ``path`` (``.verified.json``, ``frames-verified.json``) when it is of
+    format ``fmt`` and whole (its own checksum holds), else {}; a missing or malformed file raises (the caller's
+    choice: a memo is a cache, so a failure means verifying again)."""
+    data = json.loads(_read_bytes(path))
+    entries = data[field]
+    return entries if data["format"] == fmt and data["check"] == _memo_check(entries) else {}
+
+
+def _write_memo(folder: Path, name: str, field: str, fmt: str, entries: dict, sort_keys: bool = False) -> None:
+    """Write the JSON memo ``folder/name`` (read back by :func:`_read_memo`) through a held temp and a rename; a cache
+    only, so a folder that cannot be written (read-only, full) is left as it is."""
+    data = json.dumps({"format": fmt, field: entries, "check": _memo_check(entries)}, sort_keys=sort_keys)
+    try:
+        with _held_temp(folder, f".{name.lstrip('.')}.{_HOST}") as (tmp, fd):
+            os.write(fd, data.encode())
+            os.replace(tmp, folder / name)
+    except OSError:
+        pass
+
+
 def _memo_check(parts: dict) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
@@ -864,11 +872,8 @@ def _frames_memo() -> dict[str, bool]:
     unreadable or not whole (its own checksum fails)."""
     from .paths import checks_cache
     try:
-        data = json.loads(_read_bytes(checks_cache() / _FRAMES_MEMO))
-        frames = data["frames"]
-        if data["format"] != _FRAMES_MEMO_FORMAT or data["check"] != _memo_check(frames):
-            return {}
-        return {str(k): bool(v) for k, v in frames.items()}
+        return {str(k): bool(v) for k, v in _read_memo(checks_cache() / _FRAMES_MEMO, "frames",
+                                                       _FRAMES_MEMO_FORMAT).items()}
     except (OSError, ValueError, TypeError, KeyError, AttributeError, StoreError):
         return {}
 
@@ -878,16 +883,13 @@ def _remember_frame(digest: str, ordered: bool) -> None:
     cache folder just verifies again next time."""
     from .paths import checks_cache
     frames = {k: v for k, v in _frames_memo().items() if k != digest}
-    frames = dict(list(frames.items())[-(_FRAMES_MEMO_SIZE - 1):]) | {digest: ordered}
-    data = json.dumps({"format": _FRAMES_MEMO_FORMAT, "frames": frames, "check": _memo_check(frames)})
+    frames = dict(list(frames.items())[-(_FRAMES_MEMO_SIZE - 1):]) | {digest: ordered}  # in the order remembered
+    folder = checks_cache()
     try:
-        folder = checks_cache()
         folder.mkdir(parents=True, exist_ok=True)
-        with _held_temp(folder, f".{_FRAMES_MEMO}.{_HOST}") as (tmp, fd):
-            os.write(fd, data.encode())
-            os.replace(tmp, folder / _FRAMES_MEMO)
     except OSError:
-        pass
+        return
+    _write_memo(folder, _FRAMES_MEMO, "frames", _FRAMES_MEMO_FORMAT, frames)
 
 
 def read_table(path: Path, columns: list[str] | None = None, keys: pa.Array | None = None,
@@ -907,6 +909,12 @@ def read_table(path: Path, columns: list[str] | None = None, keys: pa.Array | No
         for i in range(len(cols)):
             cols[i] = cols[i].filter(mask)
         return pa.Table.from_arrays(cols, schema=schema_t)
+
+    def columns_of(names: list[str], select=lambda read: read()) -> pa.Table:
+        """The frame's columns ``names`` (the stored ones read, the folded constants put back), rows ``select``-ed
+        before the constants are filled (``select`` gets the read to make, so that no caller holds its table)."""
+        return _restore(select(lambda: pf.read(columns=[c for c in names if c not in constants])),
+                        pa.schema([schema.field(c) for c in names]), {c: v for c, v in constants.items() if c in names})
     where = str(path)
     data = _read_bytes(Path(path))
     digest = hashlib.sha256(data).hexdigest()
@@ -914,11 +922,9 @@ def read_table(path: Path, columns: list[str] | None = None, keys: pa.Array | No
     if reverify or _VERIFIED.get(str(path)) != digest:
         ordered = None if reverify else _frames_memo().get(digest)  # verified by an earlier process: its order
         if ordered is None:
-            columns_of = lambda names: _restore(  # noqa: E731
-                pf.read(columns=[c for c in names if c not in constants]), pa.schema([schema.field(c) for c in names]),
-                {c: v for c, v in constants.items() if c in names})
             # column by column (the checksum is): never the whole frame in memory twice, as Arrow and as pandas
-            if _frame_checksum(schema.names, columns_of) != meta[_FRAME_CHECKSUM].decode(errors="replace"):
+            if _frame_checksum(schema.names, lambda col: columns_of([col]).to_pandas()[col]) \
+                    != meta[_FRAME_CHECKSUM].decode(errors="replace"):
                 raise FrameError(f"{where}: its rows do not match the checksum written with them; fix: restore it "
                                  "(`git checkout -- <file>`) or export it again from a complete store")
             ordered = _in_row_order(columns_of([c for c in ROW_ORDER if c in schema.names]).to_pandas())
@@ -929,8 +935,4 @@ def read_table(path: Path, columns: list[str] | None = None, keys: pa.Array | No
         else:
             _ORDERED.pop(str(path), None)
     want = schema.names if columns is None else [c for c in dict.fromkeys(["key", *columns]) if c in schema.names]
-    stored = [c for c in want if c not in constants]
-    slim = pick(lambda: pf.read(columns=stored))
-    fields = [schema.field(c) for c in want]
-    table = _restore(slim, pa.schema(fields), {c: v for c, v in constants.items() if c in want})
-    return table, digest
+    return columns_of(want, pick), digest
